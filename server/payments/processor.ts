@@ -208,7 +208,7 @@ export interface BankTransferRequest {
   amount: number;
   currency: string;
   customer: PaymentCustomer;
-  /** The buyer's country (two letters), when known: a euro transfer goes to an account in it where the processor has one. */
+  /** The buyer's country (two letters), when known: a euro transfer goes to an account in it where there is one. */
   country: string | null;
   description: string;
   metadata: Record<string, string>;
@@ -218,7 +218,7 @@ export interface BankTransferRequest {
 
 /** Where the customer sends the money (the processor's words, Stripe's display_bank_transfer_instructions). */
 export interface BankTransferInstructions {
-  /** Stripe's kind of transfer: us_bank_transfer, eu_bank_transfer, gb_bank_transfer, jp_bank_transfer, mx_bank_transfer. */
+  /** Stripe's kind of transfer: us_bank_transfer, eu_bank_transfer, gb_bank_transfer, jp_bank_transfer, mx_…. */
   type: string;
   /** Still to send, minor units (less than the amount after a partial transfer). */
   amount_remaining: number;
@@ -227,7 +227,7 @@ export interface BankTransferInstructions {
   reference: string | null;
   /** The processor's own page with the same instructions. */
   hosted_instructions_url: string | null;
-  /** The accounts to send to: each with the networks it takes and its details (account number, routing number, IBAN…). */
+  /** The accounts to send to: each with the networks it takes and its details (account and routing numbers, IBAN…). */
   financial_addresses: Array<{ type: string; supported_networks: string[]; details: Array<{ name: string; value: string }> }>;
 }
 

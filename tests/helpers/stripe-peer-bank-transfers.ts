@@ -91,7 +91,10 @@ export interface BankTransfers {
   fund(auth: Authed, customer: string, amount: number, currency: string, reference?: string): Record<string, unknown>;
 }
 
-export function registerBankTransfers({ peer, o, customerParam }: Ctx, emitIntent: (auth: Authed, intent: Intent, what: string) => void, succeed: (auth: Authed, intent: Intent, pm: PaymentMethod) => void, route: PeerRoute): BankTransfers {
+type Emit = (auth: Authed, intent: Intent, what: string) => void;
+type Succeed = (auth: Authed, intent: Intent, pm: PaymentMethod) => void;
+
+export function registerBankTransfers({ peer, o, customerParam }: Ctx, emitIntent: Emit, succeed: Succeed, route: PeerRoute): BankTransfers {
   /** Each customer's cash balance by currency: what arrived and was not applied to an intent yet. */
   const balances = new Map<string, Map<string, number>>();
   const transfers = new Map<string, { type: string; country: string | null; reference: string }>();

@@ -269,7 +269,12 @@ function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: Po
   app.get("/customer-portal/orders/:id", route({
     ...portal, operationId: "customer_portal:orders:get",
     responses: { 200: "CustomerOrder", 404: notFound, 422: validationError },
-  }), async (req) => service.getMyOrder(deps, me(req), pathId(req)));
+  }), async (req) => {
+    const p = me(req);
+    // the order's pay link while it is owed, as the list gives it
+    const o = await service.getMyOrder(deps, p, pathId(req));
+    return { ...o, pay_url: payable(o) ? payLinkUrl(deps.baseURL, p.organizationId, o.id, new Date()) : null };
+  });
   app.patch("/customer-portal/orders/:id", route({
     ...portal, operationId: "customer_portal:orders:update", body: OrderUpdateInput,
     responses: { 200: "CustomerOrder", 404: notFound, 422: validationError },

@@ -20,14 +20,14 @@ import { bankTransferUnavailable, notEligibleForRetry } from "./errors.js";
 type Deps = DunningDeps & { db: Db };
 
 export interface BankTransferState {
-  /** `awaiting_transfer`: the instructions say where to send the money; `processing`: it arrived, the order is settling. */
+  /** `awaiting_transfer`: the instructions say where to send the money; `processing`: it arrived, the order settles. */
   status: "awaiting_transfer" | "processing";
   instructions: BankTransferInstructions | null;
 }
 
 const owed = (o: OrderRow) => Math.max(0, o.totalAmount + o.appliedBalanceAmount);
 
-/** Whether the order's page offers a bank transfer: a subscription's order still owed, in a currency the processor takes. */
+/** Whether the page offers a bank transfer: a subscription's order still owed, in a currency the processor takes. */
 export async function offersBankTransfer(deps: Deps, o: OrderRow): Promise<boolean> {
   if (o.status !== "pending" || !o.subscriptionId || owed(o) === 0) return false;
   return (await processorFor(deps.processor, deps.db, o.organizationId)).offersBankTransfer(o.currency);
@@ -64,7 +64,7 @@ export async function payByBankTransfer(deps: Deps, row: OrderRow): Promise<Bank
   }
   const org = row.organizationId;
   const processor = await processorFor(deps.processor, deps.db, org);
-  // the processor is asked under the order's lock, in one of the pool's turns (db/call-turns.ts): one transfer per order
+  // the processor is asked under the order's lock, in one of the pool's turns (db/call-turns.ts): one transfer each
   return withCallTurn(deps.db, () => deps.db.transaction(async (tx) => {
     const o = await lockOrderRow(tx, org, row.id);
     if (!o || o.status !== "pending" || owed(o) === 0) throw notEligibleForRetry();
