@@ -30,6 +30,7 @@ const PayPage = z.object({
     paid: z.boolean(),
     invoice_number: z.string(),
     billing_reason: z.string(),
+    due_at: z.string().nullable(),
     currency: z.string(),
     total_amount: z.int(),
     due_amount: z.int(),

@@ -48,6 +48,8 @@ export async function payPage(deps: Deps, token: string) {
       paid: isPaid(row.status),
       invoice_number: row.invoiceNumber,
       billing_reason: row.billingReason,
+      // an invoice with terms: due then (the page says so rather than a declined charge)
+      due_at: row.dueAt?.toISOString() ?? null,
       currency: row.currency,
       total_amount: row.totalAmount,
       due_amount: row.status === "pending" ? Math.max(0, row.totalAmount + row.appliedBalanceAmount) : 0,

@@ -5,7 +5,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import type { Stripe } from "@stripe/stripe-js";
 import "../i18n/portal/index.js";
-import { money as formatMoney, t } from "../i18n/intl.js";
+import { longDate, money as formatMoney, rich, t } from "../i18n/intl.js";
 import { serverMessage } from "../i18n/server-errors.js";
 import { payApi, type PayAnswer, type PayPageData, type PayResult } from "../pay/api.js";
 import { Field, Page, Status, useFocusHeading, type Tone } from "../ui.js";
@@ -87,7 +87,13 @@ function PayOrder({ token, data, onPaid }: { token: string; data: PayPageData; o
   return (
     <>
       <p className="lead">
-        <strong>{organization.name}</strong> could not charge {amount} for {order.invoice_number}. Pay it now by card:
+        {order.due_at ? (
+          rich("pay.invoiceLead", { seller: organization.name, number: order.invoice_number, amount, date: longDate(order.due_at), b: (c) => <strong>{c}</strong> })
+        ) : (
+          <>
+            <strong>{organization.name}</strong> could not charge {amount} for {order.invoice_number}. Pay it now by card:
+          </>
+        )}
       </p>
       {facts}
       <PayForm token={token} data={data} amount={amount} onPaid={onPaid} />

@@ -9,6 +9,8 @@ export interface PayPageData {
     paid: boolean;
     invoice_number: string;
     billing_reason: string;
+    /** An invoice with terms: when it is due. */
+    due_at: string | null;
     currency: string;
     total_amount: number;
     due_amount: number;
