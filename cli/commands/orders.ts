@@ -337,7 +337,7 @@ export function register(program: Command): void {
     .command("invoice")
     .description("show the order's PDF invoice (a link valid for an hour) and credit notes, save it, or make it again")
     .argument("<id>", "the order's id", parseId)
-    .option("--generate", "make the invoice (again, e.g. after `till orders update`); paid orders with a billing name and address")
+    .option("--generate", "make the invoice (again, e.g. after `till orders update`); paid orders (an invoice with terms while owed too) with a billing name and address")
     .option("-o, --output <file>", "save the invoice's PDF to this file")
     .addHelpText(
       "after",

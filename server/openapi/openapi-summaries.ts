@@ -146,6 +146,7 @@ export const NAMED_SUMMARIES: Record<string, string> = {
   "till:orders:mark_paid": "Mark an unpaid order paid (money received outside the processor)",
   "till:pay_links:test_card": "Tokenize a test card on a pay link's page",
   "till:pay_links:confirm": "Pay the order of a pay link",
+  "till:pay_links:bank_transfer": "Pay the order of a pay link by bank transfer (its instructions)",
   "till:pay_links:payment_status": "Get the payment status of a pay link's order",
   "customer-seats:list_seats": "List seats",
   "customer-seats:assign_seat": "Assign a seat",

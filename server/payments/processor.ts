@@ -195,6 +195,54 @@ export type RefundResult =
       message: string;
     };
 
+/**
+ * A bank transfer of an amount owed to the seller's processor account (Stripe's customer-balance bank transfers): the
+ * customer is shown where to send the money, with a reference, and the payment is finished when the processor says the
+ * transfer arrived (its event). Asked again with the intent of an earlier request, the same intent is read as it is
+ * now (what is left to send after a partial transfer).
+ */
+export interface BankTransferRequest {
+  /** The intent an earlier request made for the same amount owed; null: a new one. */
+  intentId: string | null;
+  /** Minor units, > 0. */
+  amount: number;
+  currency: string;
+  customer: PaymentCustomer;
+  /** The buyer's country (two letters), when known: a euro transfer goes to an account in it where there is one. */
+  country: string | null;
+  description: string;
+  metadata: Record<string, string>;
+  /** The same key for a retried request: one intent. */
+  idempotencyKey: string;
+}
+
+/** Where the customer sends the money (the processor's words, Stripe's display_bank_transfer_instructions). */
+export interface BankTransferInstructions {
+  /** Stripe's kind of transfer: us_bank_transfer, eu_bank_transfer, gb_bank_transfer, jp_bank_transfer, mx_…. */
+  type: string;
+  /** Still to send, minor units (less than the amount after a partial transfer). */
+  amount_remaining: number;
+  currency: string;
+  /** What the customer writes on the transfer so that it is matched to this payment. */
+  reference: string | null;
+  /** The processor's own page with the same instructions. */
+  hosted_instructions_url: string | null;
+  /** The accounts to send to: each with the networks it takes and its details (account and routing numbers, IBAN…). */
+  financial_addresses: Array<{ type: string; supported_networks: string[]; details: Array<{ name: string; value: string }> }>;
+}
+
+export interface BankTransferAnswer {
+  /**
+   * The intent as it is: waiting for the money (`next`, requires_action), paid already (ok), or refused (a request the
+   * processor did not take).
+   */
+  result: PaymentResult;
+  /** The instructions while the money is awaited; null otherwise. */
+  instructions: BankTransferInstructions | null;
+  /** The processor's customer the transfer is for (made when the till customer had none). */
+  processorCustomerId: string | null;
+}
+
 export interface PaymentProcessor {
   /** till's name for the processor ("test", "stripe"). */
   readonly id: string;
@@ -226,6 +274,10 @@ export interface PaymentProcessor {
   paymentOutcome(intentId: string): Promise<PaymentResult>;
   /** A setup the customer finished after an action (the portal's confirmPaymentMethod with a SetupIntent id). */
   setupOutcome(intentId: string): Promise<PaymentResult>;
+  /** Whether the customer may pay an amount in `currency` by bank transfer (bankTransfer); the test processor never. */
+  offersBankTransfer(currency: string): boolean;
+  /** Starts (or reads again) a bank transfer of an amount owed; only where offersBankTransfer says so. */
+  bankTransfer(request: BankTransferRequest): Promise<BankTransferAnswer>;
   /**
    * Removes a saved method at the processor too (Stripe: detached from its customer); nothing to do where it keeps
    * none.

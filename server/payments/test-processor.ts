@@ -201,6 +201,11 @@ export function createTestProcessor(servesLive = false): PaymentProcessor {
     async setupOutcome(): Promise<PaymentResult> {
       return INVALID_TOKEN;
     },
+    // no bank transfers: they are the seller's Stripe account's (customer-balance transfers)
+    offersBankTransfer: () => false,
+    async bankTransfer() {
+      return { result: { ok: false, code: "payment_method_unavailable", message: "Bank transfers are not offered here." }, instructions: null, processorCustomerId: null };
+    },
     // it keeps no methods or customers of its own: till's rows are all there is
     async detach(): Promise<void> {},
     async setDefault(): Promise<void> {},

@@ -7,13 +7,20 @@ import { DEBIT_FAILURE, missing, str } from "./stripe-peer-instruments.js";
 import { chargeableAmount } from "./stripe-peer-intent-routes.js";
 import { microdepositAction } from "./stripe-peer-microdeposits.js";
 import type { Ctx, Intent, PaymentMethod } from "./stripe-peer-payments.js";
-import { StripeFailure, type Authed, type Params } from "./stripe-peer.js";
+import { StripeFailure, type Authed, type Params, type PeerRoute } from "./stripe-peer.js";
+import { isCustomerBalance, registerBankTransfers, type BankTransfers } from "./stripe-peer-bank-transfers.js";
 import { expands, newId, now } from "./stripe-peer-util.js";
 
-/** How an intent moves: confirmed with its payment method as Stripe decides for the test cards, succeeded, created. */
-export function intentMachine(ctx: Ctx) {
-  const moves = intentMoves(ctx);
-  return { ...moves, createIntent: intentCreator(ctx, moves) };
+/**
+ * How an intent moves: confirmed with its payment method as Stripe decides for the test cards, succeeded, created; a
+ * customer-balance one waits for the customer's bank transfer (stripe-peer-bank-transfers.ts, whose route it adds).
+ */
+export function intentMachine(ctx: Ctx, route: PeerRoute) {
+  const late: { transfers?: BankTransfers } = {};
+  const moves = intentMoves(ctx, late);
+  const transfers = registerBankTransfers(ctx, moves.emitIntent, moves.succeed, route);
+  late.transfers = transfers;
+  return { ...moves, transfers, createIntent: intentCreator(ctx, moves, transfers) };
 }
 export type Machine = ReturnType<typeof intentMachine>;
 type Moves = ReturnType<typeof intentMoves>;
@@ -21,7 +28,7 @@ type Moves = ReturnType<typeof intentMoves>;
 /**
  * An intent confirmed with its payment method as Stripe decides for the test cards, succeeded, or settled by the bank.
  */
-function intentMoves({ peer, o, publicMethod }: Ctx) {
+function intentMoves({ peer, o, publicMethod }: Ctx, late: { transfers?: BankTransfers }) {
   const visible = (intent: Intent, p: Params) => {
     const { account: _a, setupFutureUsage: _s, ...rest } = intent;
     const pm = intent.payment_method ? o.paymentMethods.get(intent.payment_method) : undefined;
@@ -57,6 +64,11 @@ function intentMoves({ peer, o, publicMethod }: Ctx) {
         message: `The PaymentMethod provided (${String(pm.type)}) is not allowed for this ${charging ? "PaymentIntent" : "SetupIntent"}. ` +
           `Please attach a PaymentMethod of one of the following types: ${allowed.join(", ")}.`,
       });
+    }
+    if (pm.type === "customer_balance" && charging && late.transfers) {
+      // nothing to charge: the customer sends the money (its instructions), and Stripe reconciles it
+      late.transfers.await(intent);
+      return;
     }
     if (pm.unverified) {
       // entered by hand: Stripe sends microdeposits, and the customer verifies them before anything more
@@ -124,7 +136,7 @@ function intentMoves({ peer, o, publicMethod }: Ctx) {
 }
 
 /** Creates an intent from a request's parameters, and confirms it at once when they say confirm=true. */
-function intentCreator({ o, params, methodOfToken, customerParam, paymentMethodParam }: Ctx, { visible, confirm }: Moves) {
+function intentCreator({ o, params, methodOfToken, customerParam, paymentMethodParam }: Ctx, { visible, confirm }: Moves, transfers: BankTransfers) {
   return (auth: Authed, req: FastifyRequest, object: Intent["object"]) => {
     const p = params(req);
     if (object === "payment_intent" && p.amount === undefined) throw missing("amount");
@@ -169,7 +181,8 @@ function intentCreator({ o, params, methodOfToken, customerParam, paymentMethodP
     };
     const pmId = str(p.payment_method);
     const tokenId = str(p.confirmation_token);
-    if (tokenId) intent.payment_method = methodOfToken(auth, tokenId, intent).id;
+    if (object === "payment_intent" && isCustomerBalance(p)) intent.payment_method = transfers.prepare(auth, intent, p).id;
+    else if (tokenId) intent.payment_method = methodOfToken(auth, tokenId, intent).id;
     else if (pmId) intent.payment_method = paymentMethodParam(auth, pmId).id;
     if (intent.payment_method && intent.status === "requires_payment_method") intent.status = "requires_confirmation";
     o.intents.set(id, intent);

@@ -50,6 +50,11 @@ export interface PaymentObjects {
   refunds: Map<string, Obj>;
   /** The bank's answer to a `processing` debit (a test's control): succeeded or failed as its test account says. */
   settleDebit(intentId: string): void;
+  /**
+   * The customer's bank transfer arriving at their cash balance (a test's control; Stripe's test helper
+   * POST /v1/test_helpers/customers/:id/fund_cash_balance does the same): applied to their waiting transfers.
+   */
+  fundCashBalance(customerId: string, amount: number, currency: string, reference?: string): Record<string, unknown>;
   /** The customer deleted in Stripe's dashboard (a test's control; DELETE /v1/customers/:id does the same). */
   deleteCustomer(customerId: string): void;
   /**
@@ -81,6 +86,7 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
     intents: new Map(),
     refunds: new Map(),
     settleDebit: () => undefined,
+    fundCashBalance: () => ({}),
     deleteCustomer: () => undefined,
     expireToken: () => undefined,
     settleRefund: () => {
@@ -94,9 +100,14 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
   o.deletedCustomer = (auth, id) => deletedCustomer(ctx, auth, id);
   paymentMethodRoutes(ctx, route);
   confirmationTokenRoutes(ctx, route);
-  const machine = intentMachine(ctx);
+  const machine = intentMachine(ctx, route);
   intentRoutes(ctx, machine, route);
   o.settleDebit = machine.settleDebit;
+  o.fundCashBalance = (customerId, amount, currency, reference) => {
+    const customer = o.customers.get(customerId);
+    if (!customer) throw new Error(`no customer ${customerId}`);
+    return machine.transfers.fund(peer.authOf(customer.account, customer.livemode), customerId, amount, currency, reference);
+  };
   threeDSecureRoute(ctx, machine, route);
   registerMicrodeposits(ctx, machine, route);
   o.settleRefund = refundRoutes(ctx, route);

@@ -247,6 +247,12 @@ function purchaseOrderRoute(app: V1App, deps: service.PortalDeps, portal: Portal
   });
 }
 
+/** till's `pay_url` (the SDKs drop it): an unpaid order's hosted page, to pass on to whoever pays; null once paid. */
+const withPayUrl = <O extends { id: string; status: string; due_amount: number }>(baseURL: string, organizationId: string, o: O, now = new Date()) => ({
+  ...o,
+  pay_url: payable(o) ? payLinkUrl(baseURL, organizationId, o.id, now) : null,
+});
+
 /**
  * What the customer bought, in the portal: orders, subscriptions, benefit grants, downloadables, meters, license keys.
  */
@@ -261,15 +267,13 @@ function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: Po
     const filter = { productIds: lower(q.product_id), subscriptionIds: lower(q.subscription_id), billingTypes: q.product_billing_type };
     const p = me(req);
     const { items, total } = await service.listMyOrders(deps, p, filter, q.page, q.limit);
-    // till's `pay_url` (the SDKs drop it): an unpaid order's hosted page, to pass on to whoever pays
     const now = new Date();
-    const withLinks = items.map((o) => ({ ...o, pay_url: payable(o) ? payLinkUrl(deps.baseURL, p.organizationId, o.id, now) : null }));
-    return page(withLinks, total, q.limit);
+    return page(items.map((o) => withPayUrl(deps.baseURL, p.organizationId, o, now)), total, q.limit);
   });
   app.get("/customer-portal/orders/:id", route({
     ...portal, operationId: "customer_portal:orders:get",
     responses: { 200: "CustomerOrder", 404: notFound, 422: validationError },
-  }), async (req) => service.getMyOrder(deps, me(req), pathId(req)));
+  }), async (req) => withPayUrl(deps.baseURL, me(req).organizationId, await service.getMyOrder(deps, me(req), pathId(req))));
   app.patch("/customer-portal/orders/:id", route({
     ...portal, operationId: "customer_portal:orders:update", body: OrderUpdateInput,
     responses: { 200: "CustomerOrder", 404: notFound, 422: validationError },

@@ -26,3 +26,14 @@ export const notPending = declareError({
   model: z.object({ error: z.string(), detail: z.string() }),
   detail: "Only an unpaid (pending) order can be marked paid.",
 });
+
+/**
+ * till's own (POST /v1/pay/{token}/bank-transfer): the seller's payment account offers no bank transfer for the order
+ * (the test processor, a currency Stripe takes none in, or Stripe refused to start one).
+ */
+export const bankTransferUnavailable = declareError({
+  status: 409,
+  error: "BankTransferUnavailable",
+  model: z.object({ error: z.string(), detail: z.string() }),
+  detail: (why: string = "This order cannot be paid by bank transfer. Pay it by card, or ask the seller.") => why,
+});

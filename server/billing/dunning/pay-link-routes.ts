@@ -6,7 +6,7 @@ import { serverPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
 import { invalid, notFound, validationError } from "../errors.js";
 import { route, type V1App } from "../contract.js";
-import { manualRetryLimitExceeded, notEligibleForRetry, paymentInProgress } from "./errors.js";
+import { bankTransferUnavailable, manualRetryLimitExceeded, notEligibleForRetry, paymentInProgress } from "./errors.js";
 import * as pay from "./pay-link.js";
 
 const PayInput = z.object({ confirmation_token_id: z.string().min(1).max(1024) });
@@ -30,13 +30,35 @@ const PayPage = z.object({
     paid: z.boolean(),
     invoice_number: z.string(),
     billing_reason: z.string(),
+    due_at: z.string().nullable(),
     currency: z.string(),
     total_amount: z.int(),
     due_amount: z.int(),
   }),
   organization: z.object({ name: z.string(), avatar_url: z.string().nullable() }),
   processor: z.object({ processor: z.enum(["stripe", "test"]), publishable_key: z.string().nullable() }),
+  /** A bank transfer to the seller's Stripe account (customer balance): offered for this order, and started already. */
+  bank_transfer: z.object({ offered: z.boolean(), started: z.boolean() }),
   payment: z.object({ status: z.string(), error: z.string().nullable(), decline_reason: z.string().nullable() }),
+});
+
+/** Where the customer sends the money (Stripe's display_bank_transfer_instructions), while it is awaited. */
+const BankTransfer = z.object({
+  status: z.enum(["awaiting_transfer", "processing"]),
+  instructions: z
+    .object({
+      type: z.string(),
+      amount_remaining: z.int(),
+      currency: z.string(),
+      reference: z.string().nullable(),
+      hosted_instructions_url: z.string().nullable(),
+      financial_addresses: z.array(z.object({
+        type: z.string(),
+        supported_networks: z.array(z.string()),
+        details: z.array(z.object({ name: z.string(), value: z.string() })),
+      })),
+    })
+    .nullable(),
 });
 
 /** The token from the path; a long one is not looked at (it is no token of ours). */
@@ -64,6 +86,10 @@ export function payLinkRoutes(app: V1App, { db, config, secret }: BillingDeps): 
     ...open, operationId: "till:pay_links:confirm", body: PayInput,
     responses: { 200: "CustomerOrderPaymentConfirmation", 404: notFound, 409: paymentInProgress, 422: notEligibleForRetry, 429: manualRetryLimitExceeded },
   }), async (req) => pay.payByLink(deps, tokenOf(req), req.body));
+  app.post("/pay/:token/bank-transfer", route({
+    ...open, operationId: "till:pay_links:bank_transfer", emptyJsonBody: true,
+    responses: { 200: BankTransfer, 404: notFound, 409: bankTransferUnavailable, 422: notEligibleForRetry },
+  }), async (req) => pay.payLinkBankTransfer(deps, tokenOf(req)));
   app.get("/pay/:token/payment-status", route({
     ...open, operationId: "till:pay_links:payment_status", responses: { 200: "CustomerOrderPaymentStatus", 404: notFound },
   }), async (req) => pay.payLinkStatus(deps, tokenOf(req)));

@@ -9,6 +9,8 @@ import { invalid, notFound } from "../errors.js";
 import { getOrganization } from "../organizations/service.js";
 import { findOrder } from "../orders/service.js";
 import { readPayLinkToken } from "../pay-links.js";
+import * as payments from "../payments/service.js";
+import { offersBankTransfer, payByBankTransfer } from "./bank-transfer.js";
 import type { DunningDeps } from "./collect.js";
 import { confirmRetry, paymentStatus, type ConfirmRetryInput } from "./service.js";
 
@@ -27,13 +29,17 @@ async function orderOfToken(db: Db, token: string) {
 
 const isPaid = (status: string) => status === "paid" || status === "refunded" || status === "partially_refunded";
 
-/** What the hosted page shows: the order, who is paid, how the card is taken, and the last payment's state. */
+/**
+ * What the hosted page shows: the order, who is paid, how the card is taken, whether a bank transfer is offered (and
+ * one was started: the page shows its instructions again), and the last payment's state.
+ */
 export async function payPage(deps: Deps, token: string) {
   const row = await orderOfToken(deps.db, token);
   const org = await getOrganization(deps.db, row.organizationId);
   const processor = await processorFor(deps.processor, deps.db, row.organizationId);
   const publishable = processor.id === "test" ? null : (processor.checkoutMetadata({ clientSecret: "", baseURL: deps.baseURL }).publishable_key ?? null);
   const payment = await paymentStatus(deps.db, row.organizationId, row.customerId, row.id);
+  const transfer = (await offersBankTransfer(deps, row)) ? { offered: true, started: (await payments.pendingTransferOfOrder(deps.db, row.organizationId, row.id)) !== undefined } : null;
   return {
     order: {
       id: row.id,
@@ -42,14 +48,22 @@ export async function payPage(deps: Deps, token: string) {
       paid: isPaid(row.status),
       invoice_number: row.invoiceNumber,
       billing_reason: row.billingReason,
+      // an invoice with terms: due then (the page says so rather than a declined charge)
+      due_at: row.dueAt?.toISOString() ?? null,
       currency: row.currency,
       total_amount: row.totalAmount,
       due_amount: row.status === "pending" ? Math.max(0, row.totalAmount + row.appliedBalanceAmount) : 0,
     },
     organization: { name: org.name, avatar_url: org.avatar_url ?? null },
     processor: { processor: processor.id === "test" ? ("test" as const) : ("stripe" as const), publishable_key: publishable },
+    bank_transfer: transfer ?? { offered: false, started: false },
     payment,
   };
+}
+
+/** Pays the order by bank transfer: its instructions (the same transfer's when one was started). */
+export async function payLinkBankTransfer(deps: Deps, token: string) {
+  return payByBankTransfer(deps, await orderOfToken(deps.db, token));
 }
 
 /** The test processor's card form on the hosted page: the card becomes a token bound to the order's customer. */

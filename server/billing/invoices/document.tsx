@@ -90,6 +90,9 @@ export interface InvoiceDocumentData {
   carried: { out: number; in: number };
   /** The order's status (paid, partially_refunded, refunded, pending). */
   status: string;
+  /** An invoice with terms (send_invoice): the date its payment is due, and the buyer's purchase order number. */
+  dueDate?: Date | null;
+  purchaseOrder?: string | null;
   /** How the order was paid ("Visa ending in 4242"), when a charge paid it. */
   paymentMethod: { method: string; brand: string | null; last4: string | null } | null;
   /** The tax note of the sale (a reverse charge's legal note, stored in English, said in the document's language). */
@@ -297,7 +300,10 @@ function Totals({ d, ctx }: { d: InvoiceDocumentData; ctx: Ctx }) {
  * glyphs. The lines count as printed (a line from its facts is in the lines' catalog: "Doładowanie portfela").
  */
 const dataText = (d: InvoiceDocumentData, s: InvoiceSpeaker) =>
-  [d.seller, d.buyer].flatMap((p) => [p.name, ...p.address, p.email ?? "", p.taxId ?? ""]).concat(d.lines.map((l) => lineText(s, l, d.currency)), d.discountName ?? "").join("\n");
+  [d.seller, d.buyer]
+    .flatMap((p) => [p.name, ...p.address, p.email ?? "", p.taxId ?? ""])
+    .concat(d.lines.map((l) => lineText(s, l, d.currency)), d.discountName ?? "", d.purchaseOrder ?? "")
+    .join("\n");
 
 export function InvoiceDocument({ d }: { d: InvoiceDocumentData }) {
   const s = invoiceSpeaker(d.locale);
@@ -316,6 +322,8 @@ export function InvoiceDocument({ d }: { d: InvoiceDocumentData }) {
             <Text style={[styles.title, bold]}>{title}</Text>
             <Text>{credit ? s.t("head.creditNoteNumber", { number: d.number }) : s.t("head.invoiceNumber", { number: d.number })}</Text>
             <Text>{credit ? s.t("head.issueDate", { date: s.date(d.date) }) : s.t("head.invoiceDate", { date: s.date(d.date) })}</Text>
+            {!credit && d.dueDate ? <Text>{s.t("head.dueDate", { date: s.date(d.dueDate) })}</Text> : null}
+            {!credit && d.purchaseOrder ? <Text>{s.t("head.purchaseOrder", { po: d.purchaseOrder })}</Text> : null}
             {d.invoiceRef ? <Text>{s.t("head.credits", { number: d.invoiceRef.number, date: s.date(d.invoiceRef.date) })}</Text> : null}
             <Text>{s.t("head.currency", { currency: d.currency.toUpperCase() })}</Text>
           </View>

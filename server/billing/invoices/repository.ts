@@ -11,10 +11,18 @@ export type InvoiceRow = typeof invoice.$inferSelect;
  * Asks for an order's invoice. `regenerate`: an existing one is made again (a new version, the billing details
  * may have changed); otherwise an existing one is left as it is.
  */
-export async function requestInvoice(db: Queryable, organizationId: string, orderId: string, number: string, regenerate: boolean): Promise<void> {
+export async function requestInvoice(
+  db: Queryable,
+  organizationId: string,
+  orderId: string,
+  number: string,
+  regenerate: boolean,
+  /** Made again unasked when one exists (an invoice with terms, issued unpaid, now paid): not announced. */
+  again = false,
+): Promise<void> {
   // asked for (regenerate): announced with order.updated once made
   const insert = db.insert(invoice).values({ organizationId, orderId, kind: "invoice", number, asked: regenerate });
-  if (!regenerate) {
+  if (!regenerate && !again) {
     await insert.onConflictDoNothing({ target: invoice.orderId, where: sql`kind = 'invoice'` });
     return;
   }
@@ -28,7 +36,7 @@ export async function requestInvoice(db: Queryable, organizationId: string, orde
       nextAttemptAt: sql`now()`,
       lastError: null,
       modifiedAt: sql`now()`,
-      asked: true,
+      asked: regenerate,
     },
   });
 }

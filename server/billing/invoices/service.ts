@@ -34,14 +34,18 @@ async function orderOf(db: Queryable, organizationId: string, orderId: string, c
   return row;
 }
 
+/** An invoice with terms is a document before it is paid: the buyer pays it by its due date (billing/terms.ts). */
+const issuedUnpaid = (o: Pick<OrderRow, "status" | "dueAt">) => o.status === "pending" && o.dueAt !== null;
+
 /**
- * POST …/orders/{id}/invoice: (re)generates the order's invoice — 202, the worker makes it. A paid order only
- * (409 OrderNotEligibleForInvoice), with a billing name and address (422 MissingInvoiceBillingDetails).
+ * POST …/orders/{id}/invoice: (re)generates the order's invoice — 202, the worker makes it. A paid order, or an
+ * invoice with terms still owed (409 OrderNotEligibleForInvoice otherwise), with a billing name and address (422
+ * MissingInvoiceBillingDetails).
  */
 export async function generateInvoice(db: Db, organizationId: string, orderId: string, customerId?: string): Promise<void> {
   await db.transaction(async (tx) => {
     const row = await orderOf(tx, organizationId, orderId, customerId);
-    if (!PAID.has(row.status)) throw notEligibleForInvoice();
+    if (!PAID.has(row.status) && !issuedUnpaid(row)) throw notEligibleForInvoice();
     if (!hasBillingDetails(row)) throw missingInvoiceBillingDetails();
     await repo.requestInvoice(tx, organizationId, orderId, row.invoiceNumber, true);
   });
@@ -130,21 +134,25 @@ interface OutboxView {
 
 const str = (v: unknown) => (typeof v === "string" ? v : null);
 
+/** An order issued as an invoice with terms: unpaid, with its due date (order.created). */
+const issuedInvoice = (r: OutboxView) => r.type === "order.created" && r.payload.status === "pending" && typeof r.payload.due_at === "string";
+
 /**
  * The fan-out's subscriber: a paid order with its billing details gets its invoice made at once (till's choice:
- * the confirmation email and the portal can link it), a succeeded refund its credit note. Returns how many
- * documents were asked for.
+ * the confirmation email and the portal can link it), an invoice with terms when it is issued (made again, marked
+ * paid, once paid), a succeeded refund its credit note. Returns how many documents were asked for.
  */
 export async function requestFromOutbox(tx: Queryable, rows: OutboxView[]): Promise<number> {
   let n = 0;
   for (const r of rows) {
     const p = r.payload;
-    if (r.type === "order.paid") {
+    if (r.type === "order.paid" || issuedInvoice(r)) {
       const id = str(p.id);
       const number = str(p.invoice_number);
       const address = p.billing_address as { country?: unknown } | null | undefined;
       if (!id || !number || !str(p.billing_name)?.trim() || typeof address?.country !== "string") continue;
-      await repo.requestInvoice(tx, r.organizationId, id, number, false);
+      // an invoice with terms printed "Due" when issued is printed again once paid
+      await repo.requestInvoice(tx, r.organizationId, id, number, false, r.type === "order.paid" && typeof p.due_at === "string");
       n += 1;
     } else if (r.type === "refund.updated" && p.status === "succeeded") {
       const id = str(p.id);
@@ -298,6 +306,8 @@ export async function documentData(
     walletApplied: src.carry?.reason === "carried" ? 0 : Math.max(0, -o.appliedBalanceAmount),
     carried: { out: src.carry?.reason === "carried" ? -src.carry.amount : 0, in: src.carry?.reason === "carried_collected" ? src.carry.amount : 0 },
     status: o.status,
+    dueDate: o.dueAt,
+    purchaseOrder: o.purchaseOrder,
     paymentMethod: src.payment ?? null,
     taxNote: o.taxNote,
     pricesIncludeTax,

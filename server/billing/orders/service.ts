@@ -187,6 +187,7 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
     dueAt: null,
     remindedAt: null,
     overdueAt: null,
+    overdueRemindedAt: null,
     markedPaidAt: null,
     markedPaidBy: null,
     customFieldData: o.customFieldData,

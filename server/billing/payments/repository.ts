@@ -283,6 +283,17 @@ export async function lastPaymentOfOrder(db: Queryable, organizationId: string, 
   return row;
 }
 
+/** The order's latest payment of `method` still pending (a bank transfer awaiting the customer's money), if any. */
+export async function pendingPaymentOfOrder(db: Queryable, organizationId: string, orderId: string, method: string): Promise<PaymentRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(payment)
+    .where(and(eq(payment.organizationId, organizationId), eq(payment.orderId, orderId), eq(payment.status, "pending"), eq(payment.method, method)))
+    .orderBy(desc(payment.createdAt), desc(payment.id))
+    .limit(1);
+  return row;
+}
+
 /**
  * The payment the processor finished later (3-D Secure completed): its pending row becomes succeeded; false when there
  * is none.

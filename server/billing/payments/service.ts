@@ -258,3 +258,5 @@ export const insertPayment: typeof repo.insertPayment = (...args) => repo.insert
 export const insertPayments: typeof repo.insertPayments = (...args) => repo.insertPayments(...args);
 /** The order's last payment (dunning). */
 export const lastPaymentOfOrder: typeof repo.lastPaymentOfOrder = (...args) => repo.lastPaymentOfOrder(...args);
+/** The order's bank transfer awaiting the customer's money (Stripe's customer_balance method), if any. */
+export const pendingTransferOfOrder = (db: Queryable, organizationId: string, orderId: string) => repo.pendingPaymentOfOrder(db, organizationId, orderId, "customer_balance");

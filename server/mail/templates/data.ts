@@ -42,6 +42,8 @@ export const OrderData = z.object({
   /** An invoice with terms: when it is due, and the buyer's purchase order number. */
   due_at: z.string().nullish(),
   purchase_order: z.string().nullish(),
+  /** A reminder sent after the due date (the invoice is overdue). */
+  overdue: z.boolean().nullish(),
   seats: z.number().int().nullish(),
   customer: Customer,
   product: Product,

@@ -1,5 +1,6 @@
 // An invoice with terms (till's own): issued unpaid with its due date, the buyer's purchase order number and the
-// link to its hosted pay page; and the reminder before the due date. After it, the organization's dunning writes.
+// link to its hosted pay page; the reminder before the due date, and the one a week after it (overdue) beside the
+// organization's dunning.
 import { Button } from "@react-email/button";
 import { Heading } from "@react-email/heading";
 import { Section } from "@react-email/section";
@@ -21,15 +22,18 @@ const values = (o: OrderData, ctx: MailContext) => ({
   product: productName(ctx.i18n, o.product, "subscription"),
 });
 
-export const invoiceSubject = (o: OrderData, ctx: MailContext, reminder: boolean) => ctx.i18n.t(reminder ? "invoiceReminder.subject" : "invoice.subject", values(o, ctx));
+export const invoiceSubject = (o: OrderData, ctx: MailContext, reminder: boolean) =>
+  ctx.i18n.t(reminder ? (o.overdue ? "invoiceOverdue.subject" : "invoiceReminder.subject") : "invoice.subject", values(o, ctx));
 
 export function InvoiceIssued({ order, ctx, reminder }: Props & { reminder?: boolean }) {
   const { i18n } = ctx;
   const v = values(order, ctx);
+  const [heading_, body] = !reminder ? (["invoice.heading", "invoice.body"] as const)
+    : order.overdue ? (["invoiceOverdue.heading", "invoiceOverdue.body"] as const) : (["invoiceReminder.heading", "invoiceReminder.body"] as const);
   return (
     <Layout ctx={ctx} preview={i18n.t("invoice.preview", v)}>
-      <Heading style={heading}>{i18n.t(reminder ? "invoiceReminder.heading" : "invoice.heading")}</Heading>
-      <Text style={paragraph}>{i18n.t(reminder ? "invoiceReminder.body" : "invoice.body", v)}</Text>
+      <Heading style={heading}>{i18n.t(heading_)}</Heading>
+      <Text style={paragraph}>{i18n.t(body, v)}</Text>
       {order.purchase_order ? <Text style={paragraph}>{i18n.t("invoice.purchaseOrder", { po: order.purchase_order })}</Text> : null}
       <Receipt order={order} i18n={i18n} />
       {order.pay_url ? (

@@ -8,6 +8,8 @@
 // (events.ts, billing/processor-events/payments.ts).
 import type Stripe from "stripe";
 import {
+  type BankTransferAnswer,
+  type BankTransferRequest,
   type ChargeRequest,
   type Microdeposits,
   type NextAction,
@@ -22,12 +24,15 @@ import {
 import { Stripe as StripeSdk, withoutCallSite } from "./client.js";
 import { stripeMethodTypes } from "../../../shared/stripe.js";
 import { minimumChargeAmount } from "../minimum-charge.js";
+import { instructionsOf, offersBankTransfer, transferIntent } from "./bank-transfers.js";
 
 /** What the checkout page needs to mount the Payment Element (Polar's metadata carries the publishable key too). */
 export const STRIPE_METADATA_PROCESSOR = "stripe";
 
 const summaryOf = (pm: Stripe.PaymentMethod | string | null): PaymentMethodSummary => {
   const method = typeof pm === "object" ? pm : null;
+  // a bank transfer to the customer's balance: no instrument of the customer's to name
+  if (method?.type === "customer_balance") return { method: method.type, brand: method.type, last4: "", expMonth: 0, expYear: 0 };
   // a bank debit's account: its type for a brand, the account's last four, no expiry
   const bank = method?.sepa_debit ?? method?.us_bank_account;
   if (method && bank) return { method: method.type, brand: method.type, last4: bank.last4 ?? "0000", expMonth: 0, expYear: 0 };
@@ -304,6 +309,18 @@ async function refund(stripe: Stripe, request: RefundRequest): Promise<RefundRes
   }
 }
 
+/** A customer-balance bank transfer (bank-transfers.ts): the intent as the seam's result, with its instructions. */
+async function bankTransfer(stripe: Stripe, request: BankTransferRequest): Promise<BankTransferAnswer> {
+  const known = request.customer.processorCustomerId;
+  try {
+    const made = await transferIntent(stripe, request);
+    if (!made) return { result: { ok: false, code: "payment_method_unavailable", message: "Bank transfers are not offered in this currency." }, instructions: null, processorCustomerId: known };
+    return { result: paymentIntentResult(made.pi), instructions: instructionsOf(made.pi), processorCustomerId: made.customer };
+  } catch (err) {
+    return { result: declined(err), instructions: null, processorCustomerId: known };
+  }
+}
+
 export function createStripeProcessor(stripe: Stripe, publishableKey: string): PaymentProcessor {
   return {
     id: "stripe",
@@ -314,6 +331,8 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     pay: (request) => pay(stripe, request),
     charge: (request) => charge(stripe, request),
     refund: (request) => refund(stripe, request),
+    offersBankTransfer,
+    bankTransfer: (request) => bankTransfer(stripe, request),
 
     async paymentOutcome(intentId: string): Promise<PaymentResult> {
       if (!intentId.startsWith("pi_")) return { ok: false, code: "resource_missing", message: "No such PaymentIntent." };

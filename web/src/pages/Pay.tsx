@@ -1,14 +1,16 @@
 // /pay/<token>: an unpaid order's hosted page (the link of a failed renewal's email, the portal, the API and the
 // CLI). Anyone holding the link pays that one order by card without signing in: the test processor's card form or
-// Stripe's Payment Element (the portal's), then the portal's retry on the server. An order already paid says so.
+// Stripe's Payment Element (the portal's), then the portal's retry on the server — or by bank transfer where the
+// seller's Stripe account offers it (PayTransfer.tsx). An order already paid says so.
 import { useEffect, useState, type FormEvent } from "react";
 import type { Stripe } from "@stripe/stripe-js";
 import "../i18n/portal/index.js";
-import { money as formatMoney, t } from "../i18n/intl.js";
+import { longDate, money as formatMoney, rich, t } from "../i18n/intl.js";
 import { serverMessage } from "../i18n/server-errors.js";
 import { payApi, type PayAnswer, type PayPageData, type PayResult } from "../pay/api.js";
 import { Field, Page, Status, useFocusHeading, type Tone } from "../ui.js";
 import { authenticateIntent, StripeCardForm, stripeFor } from "./PortalStripe.js";
+import { BankTransfer } from "./PayTransfer.js";
 
 type State = { kind: "loading" } | { kind: "gone"; message: string } | { kind: "ready"; data: PayPageData } | { kind: "error"; message: string };
 
@@ -85,10 +87,17 @@ function PayOrder({ token, data, onPaid }: { token: string; data: PayPageData; o
   return (
     <>
       <p className="lead">
-        <strong>{organization.name}</strong> could not charge {amount} for {order.invoice_number}. Pay it now by card:
+        {order.due_at ? (
+          rich("pay.invoiceLead", { seller: organization.name, number: order.invoice_number, amount, date: longDate(order.due_at), b: (c) => <strong>{c}</strong> })
+        ) : (
+          <>
+            <strong>{organization.name}</strong> could not charge {amount} for {order.invoice_number}. Pay it now by card:
+          </>
+        )}
       </p>
       {facts}
       <PayForm token={token} data={data} amount={amount} onPaid={onPaid} />
+      {data.bank_transfer.offered ? <BankTransfer token={token} started={data.bank_transfer.started} onPaid={onPaid} /> : null}
     </>
   );
 }

@@ -9,12 +9,16 @@ export interface PayPageData {
     paid: boolean;
     invoice_number: string;
     billing_reason: string;
+    /** An invoice with terms: when it is due. */
+    due_at: string | null;
     currency: string;
     total_amount: number;
     due_amount: number;
   };
   organization: { name: string; avatar_url: string | null };
   processor: { processor: "stripe" | "test"; publishable_key: string | null };
+  /** A bank transfer to the seller's Stripe account: offered for this order, and started already. */
+  bank_transfer: { offered: boolean; started: boolean };
   payment: { status: string; error: string | null; decline_reason: string | null };
 }
 
@@ -23,6 +27,19 @@ export interface PayAnswer {
   client_secret?: string | null;
   error: string | null;
   decline_reason?: string | null;
+}
+
+/** Where the customer sends the money (Stripe's instructions), while it is awaited. */
+export interface BankTransferAnswer {
+  status: "awaiting_transfer" | "processing";
+  instructions: {
+    type: string;
+    amount_remaining: number;
+    currency: string;
+    reference: string | null;
+    hosted_instructions_url: string | null;
+    financial_addresses: Array<{ type: string; supported_networks: string[]; details: Array<{ name: string; value: string }> }>;
+  } | null;
 }
 
 export type PayResult<T> = { ok: true; data: T } | { ok: false; error: CheckoutError };
@@ -47,4 +64,5 @@ export const payApi = {
     call<{ confirmation_token_id: string }>(token, "POST", "/test-card", card),
   confirm: (token: string, confirmationTokenId: string) => call<PayAnswer>(token, "POST", "/confirm", { confirmation_token_id: confirmationTokenId }),
   status: (token: string) => call<PayAnswer>(token, "GET", "/payment-status"),
+  bankTransfer: (token: string) => call<BankTransferAnswer>(token, "POST", "/bank-transfer"),
 };
