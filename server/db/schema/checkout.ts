@@ -271,7 +271,7 @@ export const order = pgTable(
     remindedAt: timestamptz("reminded_at"),
     /** When the invoice went past its due date and the organization's dunning took over (once). */
     overdueAt: timestamptz("overdue_at"),
-    /** When the customer was reminded once more that the overdue invoice is still owed (migration 0092). */
+    /** When the customer was reminded once more that the overdue invoice is still owed (migration 0090). */
     overdueRemindedAt: timestamptz("overdue_reminded_at"),
     /** Marked paid by the seller for money received outside the processor: when, and by whom. */
     markedPaidAt: timestamptz("marked_paid_at"),
