@@ -82,11 +82,17 @@ function stepOf(run: DunningRun, o: OrderRow, now: Date) {
   return (tx: Queryable) => remindOverdue(tx, o, now);
 }
 
+/** The overdue order's subscription is held by another transaction (left for the next pass; not an error). */
+class SubscriptionHeld extends Error {}
+
 /** Past its due date: the subscription past due and the organization's dunning rules from here. */
 async function overdue(tx: Queryable, run: DunningRun, o: OrderRow, now: Date): Promise<void> {
-  await mark(tx, o, { overdueAt: now, remindedAt: o.remindedAt ?? now });
   const org = o.organizationId;
-  const sub = o.subscriptionId ? await lockSubscription(tx, org, o.subscriptionId) : undefined;
+  // The claim holds the order; a payment's settlement or a mark-paid holds the subscription, then waits for the
+  // order. Waiting here for the subscription could deadlock with one: the order is left for the next pass instead.
+  const sub = o.subscriptionId ? await lockSubscription(tx, org, o.subscriptionId, true) : undefined;
+  if (o.subscriptionId && !sub) throw new SubscriptionHeld();
+  await mark(tx, o, { overdueAt: now, remindedAt: o.remindedAt ?? now });
   // a subscription the seller ended meanwhile is left as it is; the invoice stays owed
   if (!sub || (sub.status !== "active" && sub.status !== "trialing")) return;
   const settings = await settingsOf(tx, org);
@@ -115,6 +121,8 @@ export async function runInvoiceReminders(run: DunningRun): Promise<number> {
     claim: (tx, wall, batch, failed) => claimDueInvoices(tx, wall, batch, failed, run.organizationId),
     idOf: (row) => row.id,
     handle: (sp, row, now) => stepOf(run, row, now)(sp),
-    failed: (row, err) => run.log?.error(err, `invoice reminders: order ${row.id} could not be handled`),
+    failed: (row, err) => {
+      if (!(err instanceof SubscriptionHeld)) run.log?.error(err, `invoice reminders: order ${row.id} could not be handled`);
+    },
   });
 }

@@ -147,13 +147,16 @@ export async function listSubscriptions(
   return { rows, total };
 }
 
-/** The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. */
-export async function lockSubscription(tx: Queryable, organizationId: string, id: string): Promise<SubscriptionRow | undefined> {
+/**
+ * The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. With
+ * `skipLocked`, undefined instead of a wait when another transaction holds it.
+ */
+export async function lockSubscription(tx: Queryable, organizationId: string, id: string, skipLocked = false): Promise<SubscriptionRow | undefined> {
   const [row] = await tx
     .select()
     .from(subscription)
     .where(and(eq(subscription.organizationId, organizationId), eq(subscription.id, id)))
-    .for("update");
+    .for("update", skipLocked ? { skipLocked: true } : {});
   return row;
 }
 
