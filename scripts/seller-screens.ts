@@ -5,6 +5,7 @@
 // line per page with what a look may miss: content wider than the screen, axe's serious findings, a raw key name.
 //
 //   node --import tsx scripts/seller-screens.ts [filter]    # only the pages whose name contains `filter`
+//   SCREEN_WIDTHS=390 node --import tsx scripts/seller-screens.ts   # only a phone's width
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +17,7 @@ import { startServer } from "../tests/helpers/server.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = path.join(ROOT, ".tmp", "screens");
-const WIDTHS = [1280, 390];
+const WIDTHS = (process.env.SCREEN_WIDTHS ?? "1280,390").split(",").map(Number);
 const PASSWORD = "correct-horse-battery";
 
 /** A snake_case word shown as text (a key name a seller should not have to read), outside code and inputs. */

@@ -72,7 +72,7 @@ export function PaymentProcessor({ mayWrite }: { mayWrite: boolean }) {
     status.reload();
   }
   return (
-    <section aria-labelledby="processor-h">
+    <section className="form-section" aria-labelledby="processor-h">
       <h2 id="processor-h">Payment processor</h2>
       <Loading loading={status.loading} error={status.error} />
       {s?.connected && (
