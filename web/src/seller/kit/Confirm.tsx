@@ -1,7 +1,8 @@
-// A destructive action asked once more in a dialog (Radix UI's: focus kept inside, Escape cancels, the focus
-// back on the button after). The dialog names what happens; its confirm button names the action again.
-import * as Dialog from "@radix-ui/react-dialog";
-import { useState, type ReactNode } from "react";
+// A destructive action asked once more in a dialog. The dialog names what happens; its confirm button names the
+// action again. The dialog (ConfirmDialog.tsx, Radix UI's) is its own chunk: asked for when the pointer or the
+// focus reaches the button, shown when it arrives, so a page's first paint does not carry it.
+import { useRef, useState, type ReactNode } from "react";
+import { onDemand } from "./on-demand.js";
 
 export interface ConfirmProps {
   /** The button that opens the dialog (its text). */
@@ -20,44 +21,32 @@ export interface ConfirmProps {
   onOpenChange?: (open: boolean) => void;
 }
 
+const dialog = onDemand(() => import("./ConfirmDialog.js").then((m) => m.ConfirmDialog));
+
 export function Confirm({ trigger, triggerLabel, title, body, confirm, cancel = "Cancel", danger = true, onConfirm, open, onOpenChange }: ConfirmProps) {
   const [own, setOwn] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
   const isOpen = open ?? own;
   const setOpen = onOpenChange ?? setOwn;
-  async function go() {
-    setBusy(true);
-    try {
-      await onConfirm();
-    } finally {
-      setBusy(false);
-      setOpen(false);
-    }
-  }
+  const Dialog = dialog.useLoaded(isOpen);
   return (
-    <Dialog.Root open={isOpen} onOpenChange={setOpen}>
+    <>
       {trigger !== null && (
-        <Dialog.Trigger asChild>
-          <button type="button" className={danger ? "danger" : undefined} aria-label={triggerLabel}>
-            {trigger}
-          </button>
-        </Dialog.Trigger>
+        <button
+          ref={opener}
+          type="button"
+          className={danger ? "danger" : undefined}
+          aria-label={triggerLabel}
+          aria-haspopup="dialog"
+          aria-expanded={isOpen}
+          onPointerEnter={() => void dialog.preload()}
+          onFocus={() => void dialog.preload()}
+          onClick={() => setOpen(true)}
+        >
+          {trigger}
+        </button>
       )}
-      <Dialog.Portal>
-        <Dialog.Overlay className="dialog-overlay" />
-        <Dialog.Content className="dialog">
-          <Dialog.Title className="dialog-title">{title}</Dialog.Title>
-          <Dialog.Description className="dialog-body">{body}</Dialog.Description>
-          <div className="dialog-actions">
-            <Dialog.Close asChild>
-              <button type="button">{cancel}</button>
-            </Dialog.Close>
-            <button type="button" className={danger ? "danger" : "primary"} disabled={busy} onClick={() => void go()}>
-              {confirm}
-            </button>
-          </div>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+      {Dialog && <Dialog open={isOpen} onOpenChange={setOpen} title={title} body={body} confirm={confirm} cancel={cancel} danger={danger} onConfirm={onConfirm} opener={opener} />}
+    </>
   );
 }

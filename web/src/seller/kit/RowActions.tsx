@@ -1,32 +1,18 @@
-// A row's actions behind one button (Radix UI's dropdown menu: arrow keys move, Enter picks, Escape closes and
-// gives the focus back). An item is a link (opens a page) or a command (a destructive one opens its Confirm).
-import * as Menu from "@radix-ui/react-dropdown-menu";
+// A row's actions behind one button. The menu itself (RowMenu.tsx, Radix UI's dropdown menu) is its own chunk,
+// loaded once the list has painted: the list does not wait for it, and until it arrives (milliseconds) the
+// button is shown disabled, so a press is never lost to the swap.
+import { onDemand } from "./on-demand.js";
 
 export type RowAction = { label: string; href: string } | { label: string; onSelect: () => void; danger?: boolean };
 
+const menu = onDemand(() => import("./RowMenu.js").then((m) => m.RowMenu));
+
 export function RowActions({ name, items }: { name: string; items: RowAction[] }) {
+  const RowMenu = menu.useLoaded(true);
+  if (RowMenu) return <RowMenu name={name} items={items} />;
   return (
-    <Menu.Root modal={false}>
-      <Menu.Trigger asChild>
-        <button type="button" className="row-actions" aria-label={`Actions for ${name}`}>
-          <span aria-hidden="true">⋯</span>
-        </button>
-      </Menu.Trigger>
-      <Menu.Portal>
-        <Menu.Content className="menu" align="end" sideOffset={4}>
-          {items.map((item) =>
-            "href" in item ? (
-              <Menu.Item key={item.label} asChild className="menu-item">
-                <a href={item.href}>{item.label}</a>
-              </Menu.Item>
-            ) : (
-              <Menu.Item key={item.label} className={`menu-item${item.danger ? " danger" : ""}`} onSelect={item.onSelect}>
-                {item.label}
-              </Menu.Item>
-            ),
-          )}
-        </Menu.Content>
-      </Menu.Portal>
-    </Menu.Root>
+    <button type="button" className="row-actions" aria-label={`Actions for ${name}`} disabled>
+      <span aria-hidden="true">⋯</span>
+    </button>
   );
 }

@@ -7,6 +7,7 @@ import { Field, Status, type Tone } from "../../ui.js";
 import { v1 } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
+import { Confirm } from "../kit/Confirm.js";
 import { day, Facts, Loading, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
 
@@ -61,7 +62,7 @@ function ConnectStripe({ onDone }: { onDone: () => void }) {
 }
 
 export function PaymentProcessor({ mayWrite }: { mayWrite: boolean }) {
-  const { scope } = useSeller();
+  const { scope, mode } = useSeller();
   const status = useLoad(() => v1<StripeStatus>(scope, "GET", "/stripe/connection"), "stripe");
   const [said, setSaid] = useState<{ tone: Tone; text: string } | undefined>(undefined);
   const s = status.data;
@@ -71,7 +72,7 @@ export function PaymentProcessor({ mayWrite }: { mayWrite: boolean }) {
     status.reload();
   }
   return (
-    <section aria-labelledby="processor-h">
+    <section className="form-section" aria-labelledby="processor-h">
       <h2 id="processor-h">Payment processor</h2>
       <Loading loading={status.loading} error={status.error} />
       {s?.connected && (
@@ -98,9 +99,18 @@ export function PaymentProcessor({ mayWrite }: { mayWrite: boolean }) {
         </p>
       )}
       {s && mayWrite && (s.connected ? (
-        <button type="button" className="danger" onClick={() => void disconnect()}>
-          Disconnect Stripe
-        </button>
+        <Confirm
+          trigger="Disconnect Stripe"
+          title="Disconnect Stripe?"
+          body={
+            mode === "sandbox"
+              ? "The sandbox's checkouts go back to till's built-in test processor (test cards) until an account is connected again."
+              : "This organization cannot take payments until an account is connected again: its checkouts of paid products are refused."
+          }
+          confirm="Yes, disconnect"
+          cancel="Keep it connected"
+          onConfirm={disconnect}
+        />
       ) : (
         <ConnectStripe onDone={status.reload} />
       ))}
