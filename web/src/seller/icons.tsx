@@ -59,7 +59,10 @@ export function SectionIcon({ name }: { name: string }) {
   const shape = PATHS[name];
   if (!shape) return null;
   return (
-    <svg className="section-icon" viewBox="0 0 24 24" width="18" height="18" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+    <svg
+      className="section-icon" viewBox="0 0 24 24" width="18" height="18" fill="none"
+      stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false"
+    >
       {shape}
     </svg>
   );

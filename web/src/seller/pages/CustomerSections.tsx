@@ -1,5 +1,6 @@
 // A customer page's sections: their meters (used, credited, left), their wallets' balances, their team's members
-// with their roles, the seats of their seat-based subscriptions (who holds each, claimed or invited), their latest orders and subscriptions (each links to the full list, narrowed to them) and their benefit grants, a
+// with their roles, the seats of their seat-based subscriptions (who holds each, claimed or invited), their latest
+// orders and subscriptions (each links to the full list, narrowed to them) and their benefit grants, a
 // page at a time (`grants_page` in the address). Each says plainly when there is nothing.
 import type { ReactNode } from "react";
 import type { Result } from "../../api.js";
