@@ -19,9 +19,9 @@ describe("a team customer's page", () => {
     for (const width of [1280, 390]) {
       const page = await pages.open(width);
       await page.goto(`/customers/${bought.customerId}?mode=live`);
-      const seats = page.getByRole("region", { name: "Seats of Team workspace" });
+      const seats = page.getByRole("region", { name: `Seats of ${product.name}` });
       await seats.waitFor();
-      await page.getByText("1 of 3 seats taken").waitFor();
+      await page.getByText(`${product.name}: 1 of 3 seats taken`).waitFor();
       expect(await seats.getByText("invited@example.com").count()).toBe(1);
       expect(await seats.getByText("pending").count()).toBe(1);
       // the members, each with their role, or the hint that there are none
