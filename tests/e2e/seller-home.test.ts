@@ -121,8 +121,10 @@ describe("the seller's home", () => {
     await page.getByTestId("range-current").waitFor();
     expect(await page.getByRole("link", { name: "All time" }).getAttribute("aria-current")).toBe("true");
     const [start, end] = await datesOf(page, "range-current");
-    // from the organization's first day (made by this file's seller today) to its today; nothing before to compare
-    expect([start, end]).toEqual([today, today]);
+    // from the organization's first day (made by this file's seller today; a week at least) to its today; nothing
+    // before to compare
+    const weekBefore = new Date(Date.parse(`${today}T00:00:00Z`) - 6 * 86_400_000).toISOString().slice(0, 10);
+    expect([start, end]).toEqual([weekBefore, today]);
     expect(await text(page, "range-zone")).toBe(`· days in ${zone}`);
     expect(await page.getByTestId("range-previous").count()).toBe(0);
     await expectFigures(page, seller.token, "day", false, zone);

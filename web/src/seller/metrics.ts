@@ -86,6 +86,9 @@ export function dayIn(zone: string, at: Date): string {
 
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
 
+/** "All time" covers at least this many days, ending today. */
+const ALL_TIME_MIN_DAYS = 7;
+
 /** The API's longest span (by year, 3,650 days): "all time" starts no earlier. */
 const MAX_SPAN_DAYS = 3650;
 
@@ -94,7 +97,9 @@ export function datesOf(range: Range, today: string, since?: string): { start: s
   if (range.from && range.to) return { start: range.from, end: range.to };
   if (range.days === undefined) {
     const first = [since ?? MIN_DATE, MIN_DATE, addDays(today, -MAX_SPAN_DAYS)].reduce((a, b) => (a > b ? a : b));
-    return { start: first > today ? today : first, end: today };
+    // a young organization's all time is at least a week: a chart of one day is one dot
+    const week = addDays(today, -(ALL_TIME_MIN_DAYS - 1));
+    return { start: first > week ? week : first, end: today };
   }
   return { start: addDays(today, -range.days + 1), end: today };
 }
