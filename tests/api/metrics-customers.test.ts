@@ -16,7 +16,7 @@ interface Answer {
 async function ask(query: string): Promise<Answer> {
   const res = await fx.raw("GET", `/v1/metrics/?${query}`);
   expect([res.status, res.body]).toEqual([200, expect.anything()]);
-  return res.body as Answer;
+  return res.body as unknown as Answer;
 }
 
 const range = (start: string, end: string, interval: string) =>
