@@ -48,7 +48,8 @@ describe("active customers", () => {
     expect(months.totals.active_customers).toBe(3);
     expect(months.metrics.active_customers).toEqual({ slug: "active_customers", display_name: "Active Customers", type: "scalar" });
 
-    // by day (the churn window's lookback before the range is not shown): A until the 10th, B on the 1st, C from the 15th
+    // by day (the churn window's lookback before the range is not shown): A until the 10th, B on the 1st, C from
+    // the 15th
     const days = await ask(range("2027-01-01", "2027-01-31", "day"));
     const jan = days.periods.map((p) => p.active_customers);
     expect(jan.slice(0, 11)).toEqual([2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]);
