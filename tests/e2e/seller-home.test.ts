@@ -14,12 +14,12 @@ import { checkPage, useSellerPages } from "../helpers/seller-browser.js";
 const pages = useSellerPages("home", { timezoneId: "UTC", acceptDownloads: true });
 const open = (width: number) => pages.open(width);
 
-const SLUGS = ["monthly_recurring_revenue", "revenue", "new_subscriptions", "churned_subscriptions", "active_subscriptions", "churn_rate"] as const;
+const SLUGS = ["monthly_recurring_revenue", "revenue", "new_subscriptions", "churned_subscriptions", "active_subscriptions", "active_customers", "churn_rate"] as const;
 type Slug = (typeof SLUGS)[number];
 type Answer = { totals: Record<Slug, number>; periods: Array<Record<string, number | string>> };
 
-async function metrics(token: string, start: string, end: string, interval: string): Promise<Answer> {
-  const q = new URLSearchParams({ start_date: start, end_date: end, interval, timezone: "UTC" });
+async function metrics(token: string, start: string, end: string, interval: string, timezone = "UTC"): Promise<Answer> {
+  const q = new URLSearchParams({ start_date: start, end_date: end, interval, timezone });
   for (const s of SLUGS) q.append("metrics", s);
   const res = await rawRequest(pages.server.url, token, "GET", `/v1/metrics/?${q}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -36,10 +36,10 @@ const text = async (page: Page, id: string) => (await page.getByTestId(id).inner
 const datesOf = async (page: Page, id: string) => (await text(page, id)).split(" to ") as [string, string];
 
 /** Every card's figure and the period before's equal the API's totals for the dates the page shows. */
-async function expectFigures(page: Page, token: string, interval: string, compare = true): Promise<void> {
+async function expectFigures(page: Page, token: string, interval: string, compare = true, zone = "UTC"): Promise<void> {
   await page.getByTestId("range-current").waitFor();
   const [start, end] = await datesOf(page, "range-current");
-  const now = await metrics(token, start, end, interval);
+  const now = await metrics(token, start, end, interval, zone);
   for (const s of SLUGS) await expect.poll(() => text(page, s), { message: s }).toBe(shown(s, now.totals[s]));
   if (!compare) return;
   const [pStart, pEnd] = await datesOf(page, "range-previous");
@@ -83,8 +83,8 @@ describe("the seller's home", () => {
     const [start, end] = await datesOf(page, "range-current");
     const now = await metrics(seller.token, start, end, "month");
     expect(csv).toHaveLength(now.periods.length + 2);
-    expect(csv[1]!.split(",").slice(0, 7)).toEqual([String(now.periods[0]!.timestamp), ...SLUGS.map((s) => String(now.periods[0]![s]))]);
-    expect(csv.at(-1)!.split(",").slice(0, 7)).toEqual(["total", ...SLUGS.map((s) => String(now.totals[s]))]);
+    expect(csv[1]!.split(",").slice(0, SLUGS.length + 1)).toEqual([String(now.periods[0]!.timestamp), ...SLUGS.map((s) => String(now.periods[0]![s]))]);
+    expect(csv.at(-1)!.split(",").slice(0, SLUGS.length + 1)).toEqual(["total", ...SLUGS.map((s) => String(now.totals[s]))]);
 
     // a custom range: in the address, by day under 60 days, its period before as long
     const today = new Date().toISOString().slice(0, 10);
@@ -105,6 +105,33 @@ describe("the seller's home", () => {
     await page.reload();
     await expectFigures(page, seller.token, "day", false);
     expect(await page.getByTestId("revenue-previous").count()).toBe(0);
+    expect(pages.problems).toEqual([]);
+  });
+
+  it("desktop: all time, in the organization's time zone, with its active customers", async () => {
+    const { seller, server } = pages;
+    // a zone a day ahead of the browser's (UTC) for half the day: the range ends on the organization's today
+    const zone = "Pacific/Kiritimati";
+    const set = await rawRequest(server.url, seller.token, "PATCH", `/v1/organizations/${seller.organizationId}`, { default_timezone: zone });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect((set.body as { default_timezone: string }).default_timezone).toBe(zone);
+    const today = new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
+    const page = await open(1280);
+    await page.goto("/?mode=live&range=all");
+    await page.getByTestId("range-current").waitFor();
+    expect(await page.getByRole("link", { name: "All time" }).getAttribute("aria-current")).toBe("true");
+    const [start, end] = await datesOf(page, "range-current");
+    // from the organization's first day (made by this file's seller today; a week at least) to its today; nothing
+    // before to compare
+    const weekBefore = new Date(Date.parse(`${today}T00:00:00Z`) - 6 * 86_400_000).toISOString().slice(0, 10);
+    expect([start, end]).toEqual([weekBefore, today]);
+    expect(await text(page, "range-zone")).toBe(`· days in ${zone}`);
+    expect(await page.getByTestId("range-previous").count()).toBe(0);
+    await expectFigures(page, seller.token, "day", false, zone);
+    expect(Number(await text(page, "active_customers"))).toBeGreaterThan(0);
+    await checkPage(page, "desktop-home-all-time");
+    const cleared = await rawRequest(server.url, seller.token, "PATCH", `/v1/organizations/${seller.organizationId}`, { default_timezone: null });
+    expect(cleared.status).toBe(200);
     expect(pages.problems).toEqual([]);
   });
 

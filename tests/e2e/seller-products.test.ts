@@ -55,7 +55,7 @@ describe("the seller app's shell and products", () => {
     const page = await open(1280);
     await page.goto("/products?mode=sandbox");
     const nav = page.getByRole("navigation", { name: "Sections" });
-    for (const group of ["Sales", "Catalog", "Usage", "Developers", "Organization"]) await nav.getByRole("list", { name: group }).waitFor();
+    for (const group of ["Sales", "Catalog", "Customers", "Usage", "Developers", "Settings"]) await nav.getByRole("list", { name: group }).waitFor();
     expect(await nav.getByRole("list", { name: "Catalog" }).getByRole("link").allInnerTexts()).toEqual(["Products", "Discounts", "Checkout links", "Custom fields"]);
     expect(await nav.getByRole("link", { name: "Products" }).getAttribute("aria-current")).toBe("page");
     expect(await page.getByRole("button", { name: /^Menu/ }).isVisible()).toBe(false);

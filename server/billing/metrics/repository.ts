@@ -59,9 +59,9 @@ function during(column: SQL, from: number, to: number, within?: readonly Range[]
   if (within.length === 0) return sql`false`;
   return sql`(${sql.join(within.map(([a, b]) => sql`(${column} >= ${iso(a)}::timestamptz AND ${column} < ${iso(b)}::timestamptz)`), sql` OR `)})`;
 }
-const inList = (column: SQL, ids: string[]) => sql`${column} IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`;
+export const inList = (column: SQL, ids: string[]) => sql`${column} IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`;
 
-function orderFilters(s: Scope): SQL {
+export function orderFilters(s: Scope): SQL {
   const parts: SQL[] = [sql`o.organization_id = ${s.organizationId}::uuid`, sql`o.status IN ('paid', 'refunded', 'partially_refunded')`];
   if (s.productIds) parts.push(inList(sql`o.product_id`, s.productIds));
   if (s.customerIds) parts.push(inList(sql`o.customer_id`, s.customerIds));

@@ -5,7 +5,7 @@ import type { BillingDeps } from "../deps.js";
 import { pathId, queryArray, timezoneInput } from "../http.js";
 import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
-import { metricsCsv, METRICS } from "./wire.js";
+import { metricsCsv } from "./wire.js";
 import { route, type V1App } from "../contract.js";
 import { validationError } from "../errors.js";
 
@@ -52,7 +52,7 @@ export function metricRoutes(app: V1App, { db }: BillingDeps): void {
   app.get("/metrics/export", route({ scope: "metrics:read", operationId: "metrics:export", query: MetricsQuery, responses: { 200: "text/csv", 422: validationError } }), async (req, reply) => {
     const q = metricsQuery(req, req.query);
     const body = await service.getMetrics(db, scopeOf(req).organizationId, q);
-    const selected = q.metrics ? METRICS.filter((d) => q.metrics?.includes(d.slug)) : METRICS;
+    const selected = service.checkQuery(q);
     return reply
       .header("content-type", "text/csv; charset=utf-8")
       .header("content-disposition", 'attachment; filename="metrics.csv"')

@@ -9,8 +9,10 @@ import { orgNow } from "../clock.js";
 import { invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import * as repo from "./repository.js";
 import * as rollups from "./rollups.js";
+import { activeCustomers } from "./customers.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import {
+  DEFAULT_METRICS,
   METRIC_SLUGS,
   METRICS,
   metricsWire,
@@ -83,7 +85,7 @@ export function checkQuery(q: MetricsQuery): MetricDefinition[] {
     if (!METRIC_SLUGS.has(slug)) issues.push({ loc: ["query", "metrics", i], msg: `Unknown metric: ${slug.slice(0, 100)}`, type: "value_error" });
   });
   if (issues.length > 0) throw validationError(issues);
-  return q.metrics ? METRICS.filter((d) => q.metrics?.includes(d.slug)) : [...METRICS];
+  return q.metrics ? METRICS.filter((d) => q.metrics?.includes(d.slug)) : [...DEFAULT_METRICS];
 }
 
 const NIL_ORGANIZATION = "00000000-0000-0000-0000-000000000000";
@@ -165,13 +167,15 @@ async function periodSums(db: Db, organizationId: string, q: MetricsQuery, selec
   const canceled = subCount("canceled");
   const byReason = Object.fromEntries(CANCELLATION_REASONS.map((r) => [r, subCount("canceled", r)]));
   const placed = { orderAt, levelAt, checkoutAt, eventAt, started, churned, canceled, byReason };
-  return { all, visibleFrom, lookback, orders, levels, events, ...placed };
+  // a distinct count over the visible periods, read only when asked for
+  const customers = selected.some((d) => d.slug === "active_customers") ? await activeCustomers(db, scope, all.slice(visibleFrom)) : undefined;
+  return { all, visibleFrom, lookback, orders, levels, events, customers, ...placed };
 }
 
 /** Every metric of each visible period from the sums, and their totals over the range. */
 async function compute(db: Db, organizationId: string, q: MetricsQuery, selected: MetricDefinition[], scan: boolean): Promise<MetricsResponseWire> {
   const sums = await periodSums(db, organizationId, q, selected, scan);
-  const { all, visibleFrom, lookback, orders, levels, events } = sums;
+  const { all, visibleFrom, lookback, orders, levels, events, customers } = sums;
   const { orderAt, levelAt, checkoutAt, eventAt, started, churned, canceled, byReason } = sums;
 
   // the levels at each period's end
@@ -250,6 +254,7 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
       ltv: churnRate > 0 ? Math.round((arpu * WINDOW_MONTHS[q.interval]) / churnRate) : 0,
       gross_margin: Math.round(grossMargin),
       gross_margin_percentage: net > 0 ? grossMargin / net : 0,
+      active_customers: customers?.periods[i - visibleFrom] ?? 0,
       // whether the period has a churn rate (subscriptions at its window's start), and the money orders, for the totals
       _churn_periods: activeAtStart > 0 ? 1 : 0,
       _money_orders: moneyOrders,
@@ -260,7 +265,8 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
     for (const d of selected) period[d.slug] = v[d.slug] ?? 0;
     periods.push(period);
   }
-  return { periods, totals: pick(totals(rows), selected), metrics: metricsWire(selected) };
+  const sum = { ...totals(rows), active_customers: customers?.total ?? 0 };
+  return { periods, totals: pick(sum, selected), metrics: metricsWire(selected) };
 }
 
 /** Every source's sums per period: from the hourly rollups (and the hours they cannot split), else from the rows. */

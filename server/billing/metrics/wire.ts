@@ -70,9 +70,15 @@ export const METRICS: readonly MetricDefinition[] = [
   m("ltv", "Lifetime Value", "currency", "last"),
   m("gross_margin", "Gross Margin", "currency", "sum"),
   m("gross_margin_percentage", "Gross Margin %", "percentage", "ratio"),
+  // till's own (not in the SDKs' model, which strips it): customers with a paying subscription or a paid order
+  m("active_customers", "Active Customers", "scalar", "ratio"),
 ];
 
 export const METRIC_SLUGS: ReadonlySet<string> = new Set(METRICS.map((d) => d.slug));
+
+/** till's own metrics are answered when named only: a query without `metrics` answers Polar's set at Polar's cost. */
+const OWN: ReadonlySet<string> = new Set(["active_customers"]);
+export const DEFAULT_METRICS: readonly MetricDefinition[] = METRICS.filter((d) => !OWN.has(d.slug));
 
 export type Values = Record<string, number>;
 

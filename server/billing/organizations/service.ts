@@ -4,6 +4,7 @@ import { CURRENCY_MESSAGE, isCurrencyCode } from "../../../shared/currencies.js"
 import type { Db, Queryable } from "../../db/client.js";
 import type { Caller } from "../../auth/caller.js";
 import { invalid, notFound } from "../errors.js";
+import { timezoneInput } from "../http.js";
 import { enqueue } from "../../db/outbox.js";
 import * as repo from "./repository.js";
 import { sandboxesOfMember } from "./sandbox.js";
@@ -98,6 +99,8 @@ export const OrganizationUpdateInput = z.object({
     .refine((v) => matchLocale(v) !== null, `Input should be one of ${LOCALES.join(", ")}`)
     .transform((v) => matchLocale(v))
     .nullish(),
+  /** till's extension: the zone the seller's home reads days and months in (an IANA name); null: the browser's. */
+  default_timezone: timezoneInput.nullish(),
 });
 export type OrganizationUpdateInput = z.output<typeof OrganizationUpdateInput>;
 
@@ -177,6 +180,7 @@ export async function updateOrganization(
       ...(input.details ? { submitted: input.details } : {}),
       ...(input.invoice_details !== undefined ? { invoice_details: input.invoice_details ? normalizeInvoiceDetails(input.invoice_details) : null } : {}),
       ...(input.default_locale !== undefined ? { default_locale: input.default_locale } : {}),
+      ...(input.default_timezone !== undefined ? { default_timezone: input.default_timezone } : {}),
       ...(input.plan_settings !== undefined ? { plan_settings: nextPlanSettings(input.plan_settings, planSettingsOf(prev?.details)) } : {}),
     };
     const now = new Date();

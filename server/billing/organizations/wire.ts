@@ -50,6 +50,7 @@ interface StoredDetails {
   customer_portal_settings?: Record<string, unknown>;
   submitted?: Record<string, unknown> | null;
   default_locale?: string | null;
+  default_timezone?: string | null;
 }
 
 export function storedDetails(billing: BillingOrganizationRow | undefined): StoredDetails {
@@ -97,6 +98,8 @@ export function toOrganizationWire(org: OrganizationRow, billing: BillingOrganiz
     plan_settings: planSettingsOf(billing?.details),
     // till's extension: the buyer's language when the checkout, the customer and the browser name none
     default_locale: matchLocale(details.default_locale),
+    // till's extension: the zone the seller's home reads its ranges in
+    default_timezone: details.default_timezone ?? null,
     sso_enforced: false,
     account_id: null,
     payout_account_id: null,

@@ -1,10 +1,12 @@
 // The frame of every seller page: a top bar (the organization picker, the sandbox/live switch shown on every
 // page with a banner while in the sandbox, who is signed in), the side navigation grouped as a seller thinks of
-// the work (sales, catalog, usage, developers, settings; a Menu button on a phone), and the page's header with
+// the work (sales, catalog, customers, usage, developers, settings; each section with its icon; a Menu button on a
+// phone), and the page's header with
 // its main action. The toasts of the page's results are the app's (Toasts.tsx, around every page).
 import { useEffect, useState, type ReactNode } from "react";
 import { signOut } from "../api.js";
 import { useSeller } from "./context.js";
+import { SectionIcon } from "./icons.js";
 import { href, rememberMode, type Mode } from "./url.js";
 
 interface Section {
@@ -12,7 +14,8 @@ interface Section {
   label: string;
 }
 
-/** The navigation's groups, in the order a seller's day goes: what sold, what is sold, usage, code, settings. */
+/** The navigation's groups, in the order a seller's day goes: what sold, what is sold, who bought, usage, code,
+ *  settings. */
 export const SECTION_GROUPS: ReadonlyArray<{ label: string | null; sections: readonly Section[] }> = [
   { label: null, sections: [{ path: "/", label: "Home" }] },
   {
@@ -20,7 +23,6 @@ export const SECTION_GROUPS: ReadonlyArray<{ label: string | null; sections: rea
     sections: [
       { path: "/orders", label: "Orders" },
       { path: "/subscriptions", label: "Subscriptions" },
-      { path: "/customers", label: "Customers" },
     ],
   },
   {
@@ -32,6 +34,7 @@ export const SECTION_GROUPS: ReadonlyArray<{ label: string | null; sections: rea
       { path: "/custom-fields", label: "Custom fields" },
     ],
   },
+  { label: "Customers", sections: [{ path: "/customers", label: "Customers" }] },
   { label: "Usage", sections: [{ path: "/meters", label: "Meters" }] },
   {
     label: "Developers",
@@ -40,7 +43,7 @@ export const SECTION_GROUPS: ReadonlyArray<{ label: string | null; sections: rea
       { path: "/webhooks", label: "Webhooks" },
     ],
   },
-  { label: "Organization", sections: [{ path: "/settings", label: "Settings" }] },
+  { label: "Settings", sections: [{ path: "/settings", label: "Settings" }] },
 ];
 
 export const SECTIONS: readonly Section[] = SECTION_GROUPS.flatMap((g) => g.sections);
@@ -119,6 +122,7 @@ function Sections({ section }: { section: string }) {
               {g.sections.map((s) => (
                 <li key={s.path}>
                   <a href={href(s.path)} aria-current={s.path === section ? "page" : undefined}>
+                    <SectionIcon name={s.path === "/" ? "home" : s.path.slice(1)} />
                     {s.label}
                   </a>
                 </li>

@@ -10,7 +10,7 @@ export interface Range {
   id: string;
   label: string;
   interval: Interval;
-  /** A preset's length in days, ending today; a custom range names its dates instead. */
+  /** A preset's length in days, ending today; a custom range names its dates instead; "all time" has neither. */
   days?: number;
   from?: string;
   to?: string;
@@ -22,6 +22,8 @@ export const RANGES: readonly Range[] = [
   { id: "90d", label: "Last 90 days", days: 90, interval: "week" },
   { id: "12mo", label: "Last 12 months", days: 365, interval: "month" },
   { id: "3y", label: "Last 3 years", days: 3 * 365, interval: "month" },
+  // from the organization's first day (its interval follows the span, as a custom range's): nothing before to compare
+  { id: "all", label: "All time", interval: "month" },
 ];
 
 /** The range the home opens on. */
@@ -48,7 +50,8 @@ export function rangeOf(id: string | null, from?: string | null, to?: string | n
 
 /**
  * The home's figures, in the order a seller reads them: what recurs, what came in, what was won and lost, what
- * is held. `level`: the value at the range's end; `flow`: the range's sum; `ratio`: over the range (the API's totals).
+ * is held. `level`: the value at the range's end; `flow`: the range's sum; `ratio`: over the range; `distinct`: each
+ * counted once over the range (the API's totals).
  */
 export const CHARTS = [
   { slug: "monthly_recurring_revenue", title: "MRR", kind: "level", unit: "money" },
@@ -56,6 +59,8 @@ export const CHARTS = [
   { slug: "new_subscriptions", title: "New subscriptions", kind: "flow", unit: "count" },
   { slug: "churned_subscriptions", title: "Churned subscriptions", kind: "flow", unit: "count" },
   { slug: "active_subscriptions", title: "Active subscriptions", kind: "level", unit: "count" },
+  // till's own metric: customers with a paying subscription or a paid order, distinct over the range
+  { slug: "active_customers", title: "Active customers", kind: "distinct", unit: "count" },
   { slug: "churn_rate", title: "Churn rate", kind: "ratio", unit: "ratio" },
 ] as const;
 
@@ -67,14 +72,41 @@ export interface MetricsAnswer {
   metrics: Partial<Record<Slug, { slug: string; display_name: string; type: "scalar" | "currency" | "currency_sub_cent" | "percentage" }>>;
 }
 
-/** A local date as YYYY-MM-DD. */
-const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+const DAY_FORMATS = new Map<string, Intl.DateTimeFormat>();
 
-export function datesOf(range: Range, today = new Date()): { start: string; end: string } {
+/** The date (YYYY-MM-DD) an instant falls on in a time zone. */
+export function dayIn(zone: string, at: Date): string {
+  let f = DAY_FORMATS.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" });
+    DAY_FORMATS.set(zone, f);
+  }
+  return f.format(at);
+}
+
+const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+
+/** "All time" covers at least this many days, ending today. */
+const ALL_TIME_MIN_DAYS = 7;
+
+/** The API's longest span (by year, 3,650 days): "all time" starts no earlier. */
+const MAX_SPAN_DAYS = 3650;
+
+/** The range's dates: a custom range's own; a preset's days ending on `today`; all time from `since` to `today`. */
+export function datesOf(range: Range, today: string, since?: string): { start: string; end: string } {
   if (range.from && range.to) return { start: range.from, end: range.to };
-  const start = new Date(today);
-  start.setDate(start.getDate() - (range.days ?? 1) + 1);
-  return { start: isoDay(start), end: isoDay(today) };
+  if (range.days === undefined) {
+    const first = [since ?? MIN_DATE, MIN_DATE, addDays(today, -MAX_SPAN_DAYS)].reduce((a, b) => (a > b ? a : b));
+    // a young organization's all time is at least a week: a chart of one day is one dot
+    const week = addDays(today, -(ALL_TIME_MIN_DAYS - 1));
+    return { start: first > week ? week : first, end: today };
+  }
+  return { start: addDays(today, -range.days + 1), end: today };
+}
+
+/** The interval a range is asked by: a preset's own; all time's and a custom range's by their span. */
+export function intervalOf(range: Range, dates: { start: string; end: string }): Interval {
+  return range.id === "all" ? intervalFor(dates.start, dates.end) : range.interval;
 }
 
 export function browserZone(): string {
@@ -109,37 +141,49 @@ export function previousOf(start: string, end: string): { start: string; end: st
   return utcDay(prevStart) < MIN_DATE ? null : { start: utcDay(prevStart), end: utcDay(prevEnd) };
 }
 
-export type Dated = MetricsAnswer & { start: string; end: string };
+export type Dated = MetricsAnswer & { start: string; end: string; interval: Interval };
 
 export interface HomeMetrics {
   current: Dated;
-  /** The period before, as long; absent when not asked or before the API's first day. */
+  /** The period before, as long; absent when not asked, for all time, or before the API's first day. */
   previous?: Dated;
   /** The organization's today (the sandbox's test clock), the day a preset range ends on. */
   today: string;
+  /** The zone the days are read in: the organization's (settings), else the browser's. */
+  zone: string;
 }
 
-async function ask(scope: Scope, range: Range, dates: { start: string; end: string }): Promise<Result<Dated>> {
+interface OrganizationClock {
+  created_at?: string;
+  default_timezone?: string | null;
+}
+
+async function ask(scope: Scope, zone: string, interval: Interval, dates: { start: string; end: string }): Promise<Result<Dated>> {
   const answer = await v1<MetricsAnswer>(scope, "GET", "/metrics/", {
-    query: { start_date: dates.start, end_date: dates.end, interval: range.interval, timezone: browserZone(), metrics: CHARTS.map((c) => c.slug) },
+    query: { start_date: dates.start, end_date: dates.end, interval, timezone: zone, metrics: CHARTS.map((c) => c.slug) },
   });
-  return answer.ok ? { ok: true, data: { ...answer.data, ...dates } } : answer;
+  return answer.ok ? { ok: true, data: { ...answer.data, ...dates, interval } } : answer;
 }
 
-/** The home's series over the range, in the browser's time zone, ending on the organization's today. */
+/** The home's series over the range, in the organization's time zone, ending on the organization's today. */
 export async function loadMetrics(scope: Scope, range: Range): Promise<Result<HomeMetrics>> {
-  const now = await organizationNow(scope);
-  const current = await ask(scope, range, datesOf(range, range.from ? undefined : now));
-  return current.ok ? { ok: true, data: { current: current.data, today: isoDay(now) } } : current;
+  // the clock and the organization are independent: asked at once (one round trip's wait before the figures)
+  const [now, org] = await Promise.all([organizationNow(scope), v1<OrganizationClock>(scope, "GET", `/organizations/${scope.organizationId}`)]);
+  const zone = (org.ok && org.data.default_timezone) || browserZone();
+  const today = dayIn(zone, now);
+  const since = org.ok && org.data.created_at ? dayIn(zone, new Date(org.data.created_at)) : undefined;
+  const dates = datesOf(range, today, since);
+  const current = await ask(scope, zone, intervalOf(range, dates), dates);
+  return current.ok ? { ok: true, data: { current: current.data, today, zone } } : current;
 }
 
 /**
  * The same series over the period before `current` (as long, ending the day before it), asked once the range's
- * are drawn so the first paint waits on one metrics query; undefined before the API's first day.
+ * are drawn so the first paint waits on one metrics query; undefined for all time and before the API's first day.
  */
-export async function loadPrevious(scope: Scope, range: Range, current: Dated): Promise<Result<Dated | undefined>> {
-  const before = previousOf(current.start, current.end);
-  return before ? ask(scope, range, before) : { ok: true, data: undefined };
+export async function loadPrevious(scope: Scope, range: Range, m: HomeMetrics): Promise<Result<Dated | undefined>> {
+  const before = range.id === "all" ? null : previousOf(m.current.start, m.current.end);
+  return before ? ask(scope, m.zone, m.current.interval, before) : { ok: true, data: undefined };
 }
 
 /** The change from `before` to `now` as a share of `before` (null when there is nothing to compare with). */

@@ -11,6 +11,7 @@ import { Confirm } from "../kit/Confirm.js";
 import { copyText } from "../kit/copy.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
+import { ListToolbar } from "../kit/ListToolbar.js";
 import { useFlash } from "../kit/flash.js";
 import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
@@ -91,7 +92,7 @@ export function CheckoutLinks() {
   const empty = !product && list.data?.items.length === 0;
   return (
     <Layout title="Checkout links" action={create}>
-      <div className="toolbar">
+      <ListToolbar path="/checkout-links" here={here}>
         <Chooser<Product>
           label="Selling"
           name="product_filter"
@@ -100,7 +101,7 @@ export function CheckoutLinks() {
           placeholder={product ? "Any product (clear)" : "Any product"}
           onChange={(id) => window.location.assign(href("/checkout-links", { ...here, product_id: id || undefined }))}
         />
-      </div>
+      </ListToolbar>
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>
       {list.data && empty && (

@@ -2,7 +2,7 @@
 // searchable, filtered by type and sorted by the server; each row's actions in a menu (deleting asks once more).
 // A product asks those attached to it (the product editor). An empty list says how to start, here and from a
 // terminal. The form is its own page (CustomFieldForm).
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import "../catalog.css";
 import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
@@ -11,6 +11,7 @@ import { useLoad } from "../hooks.js";
 import { Confirm } from "../kit/Confirm.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
+import { ListToolbar } from "../kit/ListToolbar.js";
 import { useFlash } from "../kit/flash.js";
 import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
@@ -58,15 +59,10 @@ export function CustomFields() {
     () => v1<ListPage<CustomField>>(scope, "GET", "/custom-fields/", { query: { page, limit: LIMIT, query, sorting, type: type || undefined } }),
     `${page}|${query}|${type}|${sorting}`,
   );
-  const [search, setSearch] = useState(query);
   const [deleting, setDeleting] = useState<CustomField | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   useFlash({ created: "Created the custom field.", saved: "Saved the custom field." });
   const here = { query: query || undefined, type: type || undefined, sorting: sorting === DEFAULT_SORT ? undefined : sorting };
-  const onSearch = (e: FormEvent) => {
-    e.preventDefault();
-    window.location.assign(href("/custom-fields", { ...here, query: search || undefined }));
-  };
   const remove = async (c: CustomField) => {
     const r = await v1<unknown>(scope, "DELETE", `/custom-fields/${c.id}`);
     if (!r.ok) return setError(r.error.message);
@@ -89,12 +85,7 @@ export function CustomFields() {
   const empty = !query && !type && list.data?.items.length === 0;
   return (
     <Layout title="Custom fields" action={create}>
-      <div className="toolbar">
-        <form role="search" onSubmit={onSearch} className="search">
-          <label htmlFor="cf-search">Search custom fields</label>
-          <input id="cf-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-          <button type="submit">Search</button>
-        </form>
+      <ListToolbar path="/custom-fields" here={here} search={{ id: "cf-search", label: "Search custom fields", value: query }}>
         <div className="inline-filter">
           <label htmlFor="cf-type">Type</label>
           <select id="cf-type" value={type} onChange={(e) => window.location.assign(href("/custom-fields", { ...here, type: e.target.value || undefined }))}>
@@ -106,7 +97,7 @@ export function CustomFields() {
             ))}
           </select>
         </div>
-      </div>
+      </ListToolbar>
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>
       {list.data && empty && (

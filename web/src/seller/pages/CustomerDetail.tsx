@@ -11,7 +11,7 @@ import { useToast } from "../Toasts.js";
 import { day, Facts, Loading } from "../parts.js";
 import { href } from "../url.js";
 import type { CustomerState } from "../wire.js";
-import { Lists, Members, Meters, Wallets } from "./CustomerSections.js";
+import { Lists, Members, Meters, Seats, Wallets } from "./CustomerSections.js";
 import "../sales.css";
 
 export function CustomerDetail({ id }: { id: string }) {
@@ -43,6 +43,7 @@ export function CustomerDetail({ id }: { id: string }) {
             <Meters meters={c.active_meters} />
             <Wallets id={id} />
             <Members id={id} />
+            <Seats id={id} />
             <Lists id={id} />
             <Timeline path={`/customers/${id}`} label="customer" />
           </div>

@@ -1,7 +1,9 @@
-// A customer page's sections: their meters (used, credited, left), their wallets' balances, their team's members,
-// their latest orders and subscriptions (each links to the full list, narrowed to them) and their benefit grants, a
+// A customer page's sections: their meters (used, credited, left), their wallets' balances, their team's members
+// with their roles, the seats of their seat-based subscriptions (who holds each, claimed or invited), their latest
+// orders and subscriptions (each links to the full list, narrowed to them) and their benefit grants, a
 // page at a time (`grants_page` in the address). Each says plainly when there is nothing.
 import type { ReactNode } from "react";
+import type { Result } from "../../api.js";
 import { v1, type ListPage } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
@@ -26,6 +28,20 @@ interface Member {
   email: string;
   name: string | null;
   role: string;
+}
+
+interface Seat {
+  id: string;
+  status: string;
+  email: string | null;
+  customer_email: string | null;
+  claimed_at: string | null;
+}
+interface SeatsOf {
+  subscription: Subscription;
+  seats: Seat[];
+  available_seats: number;
+  total_seats: number;
 }
 
 function Section({ id, title, loading, error, children }: { id: string; title: string; loading: boolean; error?: string; children: ReactNode }) {
@@ -80,13 +96,49 @@ export function Members({ id }: { id: string }) {
     { id: "role", label: "Role", cell: (m) => words(m.role) },
   ];
   return (
-    <Section id="members" title="Members and seats" loading={list.loading} error={list.error}>
+    <Section id="members" title="Members" loading={list.loading} error={list.error}>
       {list.data &&
         (list.data.items.length === 0 ? (
-          <p className="hint">No members: a team customer's seats show here once claimed.</p>
+          <p className="hint">No members: a business customer's team shows here, each with their role.</p>
         ) : (
           <DataTable caption="The customer's members" rows={list.data.items} columns={columns} />
         ))}
+    </Section>
+  );
+}
+
+const SEAT_COLUMNS: Array<DataColumn<Seat>> = [
+  { id: "holder", label: "Holder", cell: (x) => x.customer_email ?? x.email ?? "—" },
+  { id: "status", label: "Status", cell: (x) => words(x.status) },
+  { id: "claimed", label: "Claimed", cell: (x) => (x.claimed_at ? day(x.claimed_at) : "—") },
+];
+
+/** Each seat-based subscription's seats (GET /v1/customer-seats by subscription), read together. */
+async function loadSeats(scope: ReturnType<typeof useSeller>["scope"], id: string): Promise<Result<SeatsOf[]>> {
+  const subs = await v1<ListPage<Subscription>>(scope, "GET", "/subscriptions/", { query: { customer_id: id, limit: 100 } });
+  if (!subs.ok) return subs;
+  const seated = subs.data.items.filter((x) => x.seats != null);
+  const lists = await Promise.all(seated.map((x) => v1<Omit<SeatsOf, "subscription">>(scope, "GET", "/customer-seats", { query: { subscription_id: x.id } })));
+  const failed = lists.find((l) => !l.ok);
+  if (failed && !failed.ok) return failed;
+  return { ok: true, data: lists.flatMap((l, i) => (l.ok && seated[i] ? [{ ...l.data, subscription: seated[i] }] : [])) };
+}
+
+export function Seats({ id }: { id: string }) {
+  const { scope } = useSeller();
+  const list = useLoad(() => loadSeats(scope, id), `seats${id}`);
+  return (
+    <Section id="seats" title="Seats" loading={list.loading} error={list.error}>
+      {list.data && list.data.length === 0 && <p className="hint">No seat-based subscription: a plan priced per seat shows its seats here.</p>}
+      {list.data?.map((x) => (
+        <div key={x.subscription.id} className="seat-group">
+          <p>
+            <a href={href(`/subscriptions/${x.subscription.id}`)}>{x.subscription.product.name}</a>: {x.total_seats - x.available_seats} of {x.total_seats} seats
+            taken
+          </p>
+          {x.seats.length > 0 && <DataTable caption={`Seats of ${x.subscription.product.name}`} rows={x.seats} columns={SEAT_COLUMNS} />}
+        </div>
+      ))}
     </Section>
   );
 }

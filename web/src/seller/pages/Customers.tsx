@@ -1,13 +1,13 @@
 // /customers: the side's customers, newest first unless a column asks another order (the server sorts),
 // searchable by email, name or external id, a page at a time; each row's actions in a menu. An empty list says
 // where customers come from, on the page and from a terminal.
-import { useState, type FormEvent } from "react";
 import { v1, type ListPage } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { copyText } from "../kit/copy.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
+import { ListToolbar } from "../kit/ListToolbar.js";
 import { RowActions } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
 import { day, Loading, Pager } from "../parts.js";
@@ -34,12 +34,7 @@ export function Customers() {
     () => v1<ListPage<Customer>>(scope, "GET", "/customers/", { query: { page, limit: LIMIT, query, sorting } }),
     `${page}|${query}|${sorting}`,
   );
-  const [search, setSearch] = useState(query);
   const here = { query: query || undefined, sorting: sorting === DEFAULT_SORT ? undefined : sorting };
-  const onSearch = (e: FormEvent) => {
-    e.preventDefault();
-    window.location.assign(href("/customers", { ...here, query: search || undefined }));
-  };
   const copyId = async (c: Customer) => {
     // where the browser will not copy, the toast shows the id to select by hand
     toast((await copyText(c.id)) ? `Copied the id of ${c.email}.` : `The id of ${c.email}: ${c.id}`);
@@ -47,13 +42,7 @@ export function Customers() {
   const empty = !query && list.data?.items.length === 0;
   return (
     <Layout title="Customers">
-      <div className="toolbar">
-        <form role="search" onSubmit={onSearch} className="search">
-          <label htmlFor="customer-search">Search by email or name</label>
-          <input id="customer-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-          <button type="submit">Search</button>
-        </form>
-      </div>
+      <ListToolbar path="/customers" here={here} search={{ id: "customer-search", label: "Search by email or name", value: query }} />
       <Loading loading={list.loading} error={list.error} />
       {list.data && empty && (
         <Empty

@@ -7,7 +7,7 @@ import { v1 } from "../api.js";
 import { LineChart, type Series } from "../Chart.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
-import { changeOf, CHARTS, csvOf, loadMetrics, loadPrevious, MIN_DATE, RANGES, rangeOf, type Dated, type HomeMetrics, type Range } from "../metrics.js";
+import { changeOf, CHARTS, csvOf, loadMetrics, loadPrevious, MIN_DATE, RANGES, rangeOf, type Dated, type HomeMetrics, type Interval, type Range } from "../metrics.js";
 import { Loading } from "../parts.js";
 import { currentMode, href, params, setParams } from "../url.js";
 import { FailedPayments } from "./FailedPayments.js";
@@ -23,16 +23,17 @@ function formatterOf(chart: Chart, currency: string): (v: number) => string {
   return (v) => formatMoney(Math.round(v), currency);
 }
 
-function periodLabel(iso: string, range: Range): string {
-  return range.interval === "year" ? iso.slice(0, 4) : range.interval === "month" ? iso.slice(0, 7) : iso.slice(0, 10);
+function periodLabel(iso: string, interval: Interval): string {
+  return interval === "year" ? iso.slice(0, 4) : interval === "month" ? iso.slice(0, 7) : iso.slice(0, 10);
 }
 
 /** What a churn rate of the range is (docs/metrics.md): the mean of its periods' rates, each over its window. */
-const perWindow = (range: Range) => (range.interval === "day" ? "per 30 days" : `per ${range.interval}`);
+const perWindow = (interval: Interval) => (interval === "day" ? "per 30 days" : `per ${interval}`);
 
-function whatItIs(chart: Chart, range: Range): string {
+function whatItIs(chart: Chart, interval: Interval): string {
   if (chart.kind === "flow") return "in the range";
-  if (chart.kind === "ratio") return `${perWindow(range)}, on average`;
+  if (chart.kind === "distinct") return "in the range, each counted once";
+  if (chart.kind === "ratio") return `${perWindow(interval)}, on average`;
   return "at the range's end";
 }
 
@@ -51,7 +52,7 @@ function Change({ chart, now, before }: { chart: Chart; now: number; before: num
   );
 }
 
-function Metric({ chart, data, range, currency }: { chart: Chart; data: HomeMetrics; range: Range; currency: string }) {
+function Metric({ chart, data, currency }: { chart: Chart; data: HomeMetrics; currency: string }) {
   const format = useMemo(() => formatterOf(chart, currency), [chart, currency]);
   const { current, previous } = data;
   const series: Series = useMemo(
@@ -75,7 +76,7 @@ function Metric({ chart, data, range, currency }: { chart: Chart; data: HomeMetr
         <Change chart={chart} now={now} before={before} />
       </p>
       <p className="hint">
-        {whatItIs(chart, range)}
+        {whatItIs(chart, current.interval)}
         {before !== undefined && (
           <>
             {" · before: "}
@@ -86,7 +87,7 @@ function Metric({ chart, data, range, currency }: { chart: Chart; data: HomeMetr
       <figure>
         <LineChart series={series} format={format} label={chart.title} whole={chart.unit !== "ratio"} />
         <figcaption className="visually-hidden">
-          {chart.title} by {range.interval}
+          {chart.title} by {current.interval}
           {previous ? ", the period before dashed" : ""}; the numbers are in the table below.
         </figcaption>
       </figure>
@@ -110,7 +111,7 @@ function Metric({ chart, data, range, currency }: { chart: Chart; data: HomeMetr
             <tbody>
               {current.periods.map((p, i) => (
                 <tr key={p.timestamp}>
-                  <td>{periodLabel(p.timestamp, range)}</td>
+                  <td>{periodLabel(p.timestamp, current.interval)}</td>
                   <td className="num">{format(series.values[i] ?? 0)}</td>
                   {previous && <td className="num">{series.previous?.[i] == null ? "—" : format(series.previous[i])}</td>}
                 </tr>
@@ -187,11 +188,11 @@ export function Dashboard() {
   const [compare, setCompare] = useState(asked.get("compare") !== "off");
   const key = `${range.id}:${range.from ?? ""}:${range.to ?? ""}`;
   const metrics = useLoad(() => loadMetrics(scope, range), key);
-  const current = metrics.data?.current;
+  const loaded = metrics.data;
   // the period before is asked once the range's figures are in (the first paint waits on one metrics query)
   const previous = useLoad(
-    () => (compare && current ? loadPrevious(scope, range, current) : Promise.resolve({ ok: true as const, data: undefined })),
-    `${key}:${compare && current ? "before" : "none"}`,
+    () => (compare && loaded ? loadPrevious(scope, range, loaded) : Promise.resolve({ ok: true as const, data: undefined })),
+    `${key}:${compare && loaded ? "before" : "none"}`,
   );
   const org = useLoad(
     () => v1<{ default_presentment_currency?: string | null; invoice_details?: { address: unknown; tax_id: string | null } }>(scope, "GET", `/organizations/${scope.organizationId}`),
@@ -235,6 +236,7 @@ export function Dashboard() {
               </span>
             </>
           )}
+          <span data-testid="range-zone"> · days in {data.zone}</span>
           {mode === "sandbox" && <> · sandbox clock: {data.today}</>}
         </p>
       )}
@@ -247,7 +249,7 @@ export function Dashboard() {
       {data && (
         <div className="metrics">
           {CHARTS.map((c) => (
-            <Metric key={c.slug} chart={c} data={data} range={range} currency={currency} />
+            <Metric key={c.slug} chart={c} data={data} currency={currency} />
           ))}
         </div>
       )}

@@ -1,7 +1,7 @@
 // /discounts: the side's discounts a page at a time, searchable by name or code and sorted by the server; each
 // row's actions in a menu (copying its code, deleting it after asking once more). An empty list says how to
 // start, on the page and from a terminal. The form is its own page (DiscountEdit).
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
@@ -10,6 +10,7 @@ import { Confirm } from "../kit/Confirm.js";
 import { copyText } from "../kit/copy.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
+import { ListToolbar } from "../kit/ListToolbar.js";
 import { useFlash } from "../kit/flash.js";
 import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
@@ -67,15 +68,10 @@ export function Discounts() {
   const query = params().get("query") ?? "";
   const sorting = params().get("sorting") ?? DEFAULT_SORT;
   const list = useLoad(() => v1<ListPage<Discount>>(scope, "GET", "/discounts/", { query: { page, limit: LIMIT, query, sorting } }), `${page}|${query}|${sorting}`);
-  const [search, setSearch] = useState(query);
   const [deleting, setDeleting] = useState<Discount | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   useFlash({ deleted: "Deleted the discount." });
   const here = { query: query || undefined, sorting: sorting === DEFAULT_SORT ? undefined : sorting };
-  const onSearch = (e: FormEvent) => {
-    e.preventDefault();
-    window.location.assign(href("/discounts", { ...here, query: search || undefined }));
-  };
   const remove = async (d: Discount) => {
     const failed = await deleteDiscount(scope, d);
     if (failed) return setError(failed);
@@ -97,13 +93,7 @@ export function Discounts() {
   const empty = !query && list.data?.items.length === 0;
   return (
     <Layout title="Discounts" action={create}>
-      <div className="toolbar">
-        <form role="search" onSubmit={onSearch} className="search">
-          <label htmlFor="discount-search">Search by name or code</label>
-          <input id="discount-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-          <button type="submit">Search</button>
-        </form>
-      </div>
+      <ListToolbar path="/discounts" here={here} search={{ id: "discount-search", label: "Search by name or code", value: query }} />
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>
       {list.data && empty && (

@@ -1,7 +1,7 @@
 // /meters: the side's meters a page at a time, searchable, sorted by the server, archived ones on request; each
 // row's actions in a menu (archiving asks once more). An empty list says how to start, on the page and from a
 // terminal. The form (with its filter builder) is its own page (MeterForm); a meter's page has its chart.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
@@ -9,6 +9,7 @@ import { useLoad } from "../hooks.js";
 import { Confirm } from "../kit/Confirm.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
+import { ListToolbar } from "../kit/ListToolbar.js";
 import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
 import { day, Loading, Pager } from "../parts.js";
@@ -40,14 +41,9 @@ export function Meters() {
     () => v1<ListPage<Meter>>(scope, "GET", "/meters/", { query: { page, limit: LIMIT, query, sorting, is_archived: archived ? undefined : false } }),
     `${page}|${query}|${archived}|${sorting}`,
   );
-  const [search, setSearch] = useState(query);
   const [archiving, setArchiving] = useState<Meter | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   const here = { query: query || undefined, archived: archived ? 1 : undefined, sorting: sorting === DEFAULT_SORT ? undefined : sorting };
-  const onSearch = (e: FormEvent) => {
-    e.preventDefault();
-    window.location.assign(href("/meters", { ...here, query: search || undefined }));
-  };
   const setArchived = async (m: Meter, on: boolean) => {
     const r = await archiveMeter(scope, m, on);
     if (typeof r === "string") return setError(r);
@@ -72,14 +68,9 @@ export function Meters() {
   const empty = !query && !archived && list.data?.items.length === 0;
   return (
     <Layout title="Meters" action={create}>
-      <div className="toolbar">
-        <form role="search" onSubmit={onSearch} className="search">
-          <label htmlFor="meter-search">Search meters</label>
-          <input id="meter-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-          <button type="submit">Search</button>
-        </form>
+      <ListToolbar path="/meters" here={here} search={{ id: "meter-search", label: "Search meters", value: query }}>
         <a href={href("/meters", { ...here, archived: archived ? undefined : 1 })}>{archived ? "Hide archived" : "Show archived"}</a>
-      </div>
+      </ListToolbar>
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>
       {list.data && empty && (

@@ -2,7 +2,6 @@
 // time; found by a customer's email or name, filtered by status and product (and by customer: the customer page
 // links here with `customer_id`). Its refunds and its disputes are the section's two other views (`view`). An
 // empty side says where orders come from, on the page and from a terminal.
-import { useState, type FormEvent } from "react";
 import { SelectField } from "../../ui.js";
 import type { Result } from "../../api.js";
 import { v1, type ListPage, type Scope } from "../api.js";
@@ -11,6 +10,7 @@ import { useLoad } from "../hooks.js";
 import { copyText } from "../kit/copy.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
+import { ListToolbar } from "../kit/ListToolbar.js";
 import { RowActions } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
 import { day, Loading, money, Pager } from "../parts.js";
@@ -112,17 +112,12 @@ function OrderList() {
     sorting: p.get("sorting") ?? DEFAULT_SORT,
   };
   const list = useLoad(() => load(scope, f), JSON.stringify(f));
-  const [search, setSearch] = useState(f.who);
   const here = {
     status: f.status,
     customer_id: f.customer,
     product_id: f.product,
     query: f.who || undefined,
     sorting: f.sorting === DEFAULT_SORT ? undefined : f.sorting,
-  };
-  const onSearch = (e: FormEvent) => {
-    e.preventDefault();
-    window.location.assign(href("/orders", { ...here, query: search || undefined }));
   };
   const copyId = async (o: Order) => toast((await copyText(o.id)) ? "Copied the order's id." : `The order's id: ${o.id}`);
   const filtered = f.status || f.customer || f.product || f.who;
@@ -134,14 +129,9 @@ function OrderList() {
           Showing one customer's orders. <a href={href("/orders", { ...here, customer_id: undefined })}>All customers' orders</a>
         </p>
       )}
-      <div className="toolbar">
-        <form role="search" onSubmit={onSearch} className="search">
-          <label htmlFor="order-search">Search by customer email or name</label>
-          <input id="order-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-          <button type="submit">Search</button>
-        </form>
+      <ListToolbar path="/orders" here={here} search={{ id: "order-search", label: "Search by customer email or name", value: f.who }}>
         <Filters f={f} here={here} />
-      </div>
+      </ListToolbar>
       <Loading loading={list.loading} error={list.error} />
       {list.data && empty && (
         <Empty

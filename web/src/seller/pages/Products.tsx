@@ -1,7 +1,7 @@
 // /products: the catalog of the organization's side, a page at a time, searchable and sortable (the server
 // sorts), archived ones on request; each row's actions in a menu (archiving asks once more). An empty catalog
 // says how to start, on the page and from a terminal.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useSeller, useMayWrite } from "../context.js";
@@ -9,6 +9,7 @@ import { useLoad } from "../hooks.js";
 import { Confirm } from "../kit/Confirm.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
+import { ListToolbar } from "../kit/ListToolbar.js";
 import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
 import { day, Loading, Pager } from "../parts.js";
@@ -48,14 +49,9 @@ export function Products() {
     () => v1<ListPage<Product>>(scope, "GET", "/products/", { query: { page, limit: LIMIT, query, is_archived: archived ? undefined : false, sorting } }),
     `${page}|${query}|${archived}|${sorting}`,
   );
-  const [search, setSearch] = useState(query);
   const [archiving, setArchiving] = useState<Product | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   const here = { query: query || undefined, archived: archived ? 1 : undefined, sorting: sorting === DEFAULT_SORT ? undefined : sorting };
-  const onSearch = (e: FormEvent) => {
-    e.preventDefault();
-    window.location.assign(href("/products", { ...here, query: search || undefined }));
-  };
   const setArchived = async (p: Product, on: boolean) => {
     const r = await archiveProduct(scope, p, on);
     if (typeof r === "string") return setError(r);
@@ -80,14 +76,9 @@ export function Products() {
   const empty = !query && list.data?.items.length === 0;
   return (
     <Layout title="Products" action={newProduct}>
-      <div className="toolbar">
-        <form role="search" onSubmit={onSearch} className="search">
-          <label htmlFor="product-search">Search products</label>
-          <input id="product-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-          <button type="submit">Search</button>
-        </form>
+      <ListToolbar path="/products" here={here} search={{ id: "product-search", label: "Search products", value: query }}>
         <a className="toggle" href={href("/products", { ...here, archived: archived ? undefined : 1 })}>{archived ? "Hide archived" : "Show archived"}</a>
-      </div>
+      </ListToolbar>
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>
       {list.data && empty && (

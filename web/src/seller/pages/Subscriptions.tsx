@@ -2,7 +2,7 @@
 // a page at a time; filtered to the running or the ending ones, to one customer's or one product's (the customer
 // and product pages link here), or found by a customer's email or name. A row's menu opens it or cancels it at
 // the period's end (asked once more; the customer keeps access until then) or takes that back.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Status } from "../../ui.js";
 import type { Result } from "../../api.js";
 import { v1, type ListPage, type Scope } from "../api.js";
@@ -11,6 +11,7 @@ import { useLoad } from "../hooks.js";
 import { Confirm } from "../kit/Confirm.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
+import { ListToolbar } from "../kit/ListToolbar.js";
 import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
 import { day, Loading, money, Pager } from "../parts.js";
@@ -101,7 +102,6 @@ export function Subscriptions() {
     sorting: p.get("sorting") ?? DEFAULT_SORT,
   };
   const list = useLoad(() => load(scope, f), JSON.stringify(f));
-  const [search, setSearch] = useState(f.who);
   const [canceling, setCanceling] = useState<Subscription | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   const here = {
@@ -110,10 +110,6 @@ export function Subscriptions() {
     product_id: f.product,
     query: f.who || undefined,
     sorting: f.sorting === DEFAULT_SORT ? undefined : f.sorting,
-  };
-  const onSearch = (e: FormEvent) => {
-    e.preventDefault();
-    window.location.assign(href("/subscriptions", { ...here, query: search || undefined }));
   };
   const setCancel = async (s: Subscription, on: boolean) => {
     const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${s.id}`, { body: { cancel_at_period_end: on } });
@@ -142,12 +138,7 @@ export function Subscriptions() {
           Showing one {f.customer ? "customer's" : "product's"} subscriptions. <a href={href("/subscriptions", { ...here, customer_id: undefined, product_id: undefined })}>All subscriptions</a>
         </p>
       )}
-      <div className="toolbar">
-        <form role="search" onSubmit={onSearch} className="search">
-          <label htmlFor="subscription-search">Search by customer email or name</label>
-          <input id="subscription-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-          <button type="submit">Search</button>
-        </form>
+      <ListToolbar path="/subscriptions" here={here} search={{ id: "subscription-search", label: "Search by customer email or name", value: f.who }}>
         <nav aria-label="Show" className="ranges">
           <ul>
             {SHOWS.map(([s, label]) => (
@@ -159,7 +150,7 @@ export function Subscriptions() {
             ))}
           </ul>
         </nav>
-      </div>
+      </ListToolbar>
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>
       {list.data && empty && <NoSubscriptions sandbox={mode === "sandbox"} />}

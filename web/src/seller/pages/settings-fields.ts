@@ -52,6 +52,9 @@ const EMAIL_SWITCHES: Record<SwitchableEmailType, { label: string; help: string 
   order_refunded: { label: "Refund completed", help: "When a refund has gone through: how much and where the money went." },
 };
 
+/** Every zone the browser knows, by its IANA name (what the API takes). */
+const zones = () => Intl.supportedValuesOf("timeZone").map((z) => ({ value: z, label: z.replace(/_/g, " ") }));
+
 const upper = (v: unknown) => (typeof v === "string" ? v.toUpperCase() : v);
 
 /** The invoice address goes as null until it has a country (the API's address needs one). */
@@ -84,6 +87,14 @@ export const SETTINGS_FORMS: Partial<Record<SettingsSlug, SettingsFormSpec[]>> =
         { path: "avatar_url", label: "Logo (link to an image)", kind: "url", help: "Shown at the top of the checkout and the portal." },
         { path: "socials", label: "Social profiles", kind: "links", help: "One link per line (GitHub, X, LinkedIn, …)." },
         { path: "country", label: "Country of the business", kind: "select", options: countries(), placeholder: "Not said" },
+        {
+          path: "default_timezone",
+          label: "Time zone",
+          kind: "select",
+          options: zones(),
+          placeholder: "Your browser's",
+          help: "The home's days and months start at midnight here.",
+        },
       ],
     },
   ],
