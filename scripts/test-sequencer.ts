@@ -23,12 +23,15 @@ export function readDurations(file = DURATIONS_FILE): Durations {
 }
 
 /**
- * The files longest first. Files the durations do not know (new since they were measured) go first, as vitest
- * does with files it has not run (they may be long; a short one first costs little); ties keep the given order.
+ * The files longest first. A file the durations do not know (new since they were measured, or one a partial run
+ * left out) counts as a file of the median duration; ties keep the given order (vitest's: its results cache, else
+ * the larger file first).
  */
 export function longestFirst<T>(files: T[], pathOf: (file: T) => string, durations: Durations): T[] {
-  const known = (file: T) => durations[pathOf(file)] ?? Infinity;
-  return [...files].sort((a, b) => (known(a) === known(b) ? 0 : known(b) - known(a)));
+  const known = Object.values(durations).sort((a, b) => a - b);
+  const median = known.length > 0 ? (known[Math.floor((known.length - 1) / 2)] ?? 0) : 0;
+  const estimate = (file: T) => durations[pathOf(file)] ?? median;
+  return [...files].sort((a, b) => estimate(b) - estimate(a));
 }
 
 /** vitest's `sequence.sequencer`: its own sharding and order (results cache, else size), then the order above. */
@@ -42,20 +45,27 @@ export class LongestFirstSequencer extends BaseSequencer {
 }
 
 interface Report {
-  testResults: Array<{ name: string; startTime: number; endTime: number }>;
+  testResults: Array<{ name: string; startTime: number; endTime: number; assertionResults: unknown[] }>;
 }
 
-/** The durations of a vitest JSON report (a file's start to its end, seconds to a tenth). */
+/** The durations of a vitest JSON report (a file's start to its end, seconds to a tenth); a file that failed to
+ *  load ran no test and measured nothing, so it is left out. */
 export function durationsOf(report: Report, root = ROOT): Durations {
-  const entries = report.testResults.map((r) => [path.relative(root, r.name), Math.round((r.endTime - r.startTime) / 100) / 10] as const);
+  const ran = report.testResults.filter((r) => r.assertionResults.length > 0);
+  // a report of another checkout of the repository names its files under that checkout's root
+  const relative = (name: string) => (name.startsWith(root + path.sep) ? path.relative(root, name) : name.slice(name.indexOf("/tests/") + 1));
+  const entries = ran.map((r) => [relative(r.name), Math.round((r.endTime - r.startTime) / 100) / 10] as const);
   return Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const reportFile = process.argv[2];
   if (!reportFile) throw new Error("usage: node --import tsx scripts/test-sequencer.ts <vitest JSON report>");
-  const files = durationsOf(JSON.parse(readFileSync(reportFile, "utf8")) as Report);
-  const note = "seconds per test file in a whole run (scripts/test-sequencer.ts writes it from a JSON report)";
+  // the report's files replace their earlier durations; the others' are kept (a report of a few files updates those)
+  const measured = durationsOf(JSON.parse(readFileSync(reportFile, "utf8")) as Report);
+  const merged = { ...readDurations(), ...measured };
+  const files = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b)));
+  const note = "seconds per test file as whole runs measured them (node --import tsx scripts/test-sequencer.ts <report.json>)";
   writeFileSync(DURATIONS_FILE, `${JSON.stringify({ note, files }, null, 1)}\n`);
-  console.log(`${Object.keys(files).length} files written to ${path.relative(ROOT, DURATIONS_FILE)}`);
+  console.log(`${Object.keys(measured).length} files measured, ${Object.keys(files).length} in ${path.relative(ROOT, DURATIONS_FILE)}`);
 }
