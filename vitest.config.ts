@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { leftOutLine, missingTestTools } from "./scripts/test-prereqs.js";
+import { LongestFirstSequencer } from "./scripts/test-sequencer.js";
 
 // Chromium, zsh, fish and PgBouncer: `npm test` installs them first where it can (scripts/test-prereqs.ts); the tests
 // that need one still missing are left out, said in one line (TILL_TEST_ALL=1, as in .ci/run: none left out).
@@ -32,6 +33,8 @@ export default defineConfig({
     // expect.poll waits for what a page or the worker will show; its default second is shorter than one
     // render or job on a machine at a load of 20 (a failure seen in CI), so it waits up to 20 s, checked often
     expect: { poll: { timeout: 20_000, interval: 100 } },
+    // the longest files start first (tests/durations.json): a long file started last ran alone at the end
+    sequence: { sequencer: LongestFirstSequencer },
     pool: "forks",
     maxWorkers: 2,
     // A worker keeps the modules it loaded from one test file to the next instead of importing the server, the
