@@ -68,7 +68,9 @@ export async function changeTerms(
   const productId = u.productId ?? row.productId;
   let product: ProductWire | undefined;
   if (productId !== row.productId) {
-    product = (await loadProducts(tx, organizationId, [productId], baseURL)).get(productId);
+    // the product left too, in the same read: its name is on the proration lines
+    const both = await loadProducts(tx, organizationId, [productId, row.productId], baseURL);
+    product = both.get(productId);
     if (!product) throw invalid(["body", "product_id"], "Product does not exist.");
     // the add-ons stay: the new product must offer each of them (remove the others first)
     const offered = new Set(product.add_on_ids);
@@ -90,7 +92,7 @@ export async function changeTerms(
     } else {
       // proration within the current period: only between prices of the same interval, on a paid (not trialing) period
       if (row.status === "active" && interval === row.recurringInterval && count === row.recurringIntervalCount) {
-        const old = (await loadProducts(tx, organizationId, [row.productId], baseURL)).get(row.productId);
+        const old = both.get(row.productId);
         proration = {
           behavior,
           lines: prorationLines({
