@@ -95,10 +95,12 @@ export async function upcomingRenewal(
   current: SubscriptionRow,
   now: Date,
   left: ChangeLeft = { carried: [], balanceMoved: 0 },
+  /** The row's embeds, when the caller read them already (a preview, for the subscription's wire too). */
+  preloaded?: Embeds,
 ): Promise<UpcomingWire | null> {
   if (current.endedAt || current.cancelAtPeriodEnd || (current.status !== "active" && current.status !== "trialing")) return null;
   const newStart = current.currentPeriodEnd;
-  const e = await embeds(db, current, deps.baseURL);
+  const e = preloaded ?? (await embeds(db, current, deps.baseURL));
   let sub = current;
   let ran: Embeds = e;
   if (pendingAt(current, newStart) && current.pendingUpdate) {

@@ -10,10 +10,12 @@ import { hasMeterCreditBenefit } from "../benefits/service.js";
 import { orgNow } from "../clock.js";
 import { notFound } from "../errors.js";
 import type { SubscriptionUpdate } from "../subscriptions/change.js";
-import { toWires } from "../subscriptions/load.js";
-import { findSubscription } from "../subscriptions/service.js";
+import { loadAddOnEmbeds } from "../subscriptions/add-ons.js";
+import { findSubscription, subscriptionWire } from "../subscriptions/service.js";
+import { subscriptionMeters } from "../subscriptions/usage.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { previewProration } from "../renewal/proration.js";
+import { embeds } from "../renewal/renewal.js";
 import { draftWire, inRolledBack, upcomingRenewal, type DraftOrderWire, type UpcomingWire } from "../renewal/upcoming.js";
 import { decideUpdate } from "./lifecycle.js";
 
@@ -46,8 +48,14 @@ export async function previewSubscriptionUpdate(db: Db, deps: Deps, organization
     const prorated = plan ? await previewProration(q, row, plan, now) : { carried: [], invoiced: null };
     const invoiced = prorated.invoiced;
     const left = { carried: prorated.carried, balanceMoved: invoiced?.settlement.applied ?? 0 };
-    const [[wire], next] = await Promise.all([toWires(q, organizationId, [row], deps.baseURL), upcomingRenewal(q, deps, row, now, left)]);
-    if (!wire) throw notFound("Subscription not found");
+    // the subscription's wire and its next renewal from one read of the row's embeds
+    const e = await embeds(q, row, deps.baseURL);
+    const [meters, addOns, next] = await Promise.all([
+      subscriptionMeters(q, organizationId, [{ row, customer: e.customer, prices: e.prices }]),
+      loadAddOnEmbeds(q, organizationId, [row], deps.baseURL),
+      upcomingRenewal(q, deps, row, now, left, e),
+    ]);
+    const wire = subscriptionWire(row, { ...e, meters: meters[0], addOns });
     return {
       proration_date: now.toISOString(),
       proration_behavior: plan?.behavior ?? (decided?.patch.pendingUpdate ? "next_period" : null),
