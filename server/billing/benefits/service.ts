@@ -382,9 +382,6 @@ export async function grantBenefits(
   });
 }
 
-/** Whether the organization has ever made a meter_credit benefit: a change of its grants may move a renewal's credits. */
-export const hasMeterCreditBenefit = (db: Queryable, organizationId: string) => repo.hasMeterCreditBenefit(db, organizationId);
-
 // ---- rows for other domains (they read this domain through its service, never its repository) ----------
 
 /** The meter credits each subscription's grants give, by lower-cased meter id (subscriptions' usage). */

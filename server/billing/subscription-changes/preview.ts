@@ -6,7 +6,7 @@
 // no lock: a preview never waits on a change, and a change never waits on a preview.
 import type { Db, Queryable } from "../../db/client.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
-import { hasMeterCreditBenefit } from "../benefits/service.js";
+import { hasMeterCreditBenefit } from "../benefits/meter-credit-benefits.js";
 import { orgNow } from "../clock.js";
 import { notFound } from "../errors.js";
 import type { SubscriptionUpdate } from "../subscriptions/change.js";
