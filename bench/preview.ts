@@ -2,9 +2,8 @@
 // the same run: POST /v1/subscriptions/{id}/preview (API key; a switch to another plan, prorated, so the answer
 // carries the next renewal with the period's usage priced) vs a bare Fastify route doing one primary-key SELECT
 // (bench/helpers/baseline.ts), in alternating rounds; the rate's share of the baseline and the p99 printed, and
-// the p99 of a preview alone (one connection). A preview runs the PATCH's own code on the subscription's locked
-// row in a transaction rolled back (subscription-changes/preview.ts), so the previews of one subscription run one
-// after the other: at 10 connections they queue on that lock, and the rate is one preview's cost.
+// the p99 of a preview alone (one connection). A preview is computed from reads alone, without a transaction or a
+// lock (subscription-changes/preview.ts), so the previews of one subscription run side by side.
 // At scale: the organization holds 1M customers and the customer 1M events of the meter in its current period,
 // seeded by SQL and brought into the meter's rollups by a rebuild (bench/helpers/metered.ts): a preview reads the
 // usage through the rollups, as the renewal does, so its cost does not grow with the events.

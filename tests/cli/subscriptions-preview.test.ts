@@ -76,8 +76,14 @@ describe("till subscriptions preview and upcoming", () => {
     // the change went with the preview's proration_date: the total billed is the one shown
     expect(shown(accepted.stdout)).toContain(`  total: $${(billed.totalAmount / 100).toFixed(2)}\n`);
 
-    // --yes and a pipe ask nobody, as before
-    ok(await fx.run(["subscriptions", "update", id, "--seats", "3", "--proration", "prorate", "--yes"]));
+    // --yes at a terminal: no preview, no question, the change made
+    const yes = await fx.onTerminal(`subscriptions update ${id} --seats 3 --proration prorate --yes`, "");
+    expect(yes.exitCode).toBe(0);
+    expect(shown(yes.stdout)).not.toContain("Make this change?");
+    expect(shown(yes.stdout)).not.toContain("Next renewal");
+    expect((await fx.seller.sdk.subscriptions.get({ id })).seats).toBe(3);
+    // and a pipe asks nobody, as before
+    ok(await fx.run(["subscriptions", "update", id, "--seats", "4", "--proration", "prorate", "--yes"]));
     ok(await fx.run(["subscriptions", "update", id, "--seats", "5", "--proration", "prorate"]));
     expect((await fx.seller.sdk.subscriptions.get({ id })).seats).toBe(5);
   });

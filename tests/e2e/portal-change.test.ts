@@ -1,12 +1,14 @@
 // A plan change in the customer portal, in a real Chromium against the real server: the customer chooses another
 // plan, the portal shows what the change bills now (its lines, tax and total) and the next renewal, Cancel changes
-// nothing, Confirm changes the plan, and the order billed has exactly the amount shown. axe-clean throughout.
+// nothing, Confirm changes the plan, and the order billed has exactly the amount shown; a seat change the same way.
+// axe-clean throughout.
 import type { Browser, Page } from "playwright-core";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closePages, launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
 import { subscription } from "../../server/db/schema/index.js";
-import { pay, uniqueBuyer } from "../helpers/checkout.js";
+import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
+import { buySeats } from "../helpers/seats.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { rawRequest } from "../helpers/api.js";
@@ -93,5 +95,37 @@ describe("changing the plan in the portal", () => {
     expect(change?.totalAmount).toBeGreaterThan(0);
     expect(total).toBe(usd(change?.totalAmount ?? -1));
     expect(shown).toContain(usd(change?.taxAmount ?? -1));
+  });
+
+  it("a seat change: the preview before Confirm, and the order billed is the one shown", async () => {
+    await rawRequest(server.url, seller.token, "PATCH", `/v1/organizations/${seller.organizationId}`, {
+      subscription_settings: { allow_multiple_subscriptions: true, allow_customer_updates: true, proration_behavior: "invoice" },
+    });
+    const seats = await createProduct(seller, "seats");
+    const bought = await buySeats(server, seller, seats, 2, "portal-change-seats");
+    const start = new Date(Date.now() - 12 * DAY);
+    const period = { currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * DAY), startedAt: start };
+    await server.database.db.update(subscription).set(period).where(eq(subscription.id, bought.subscriptionId));
+    const session = await seller.sdk.customerSessions.create({ customerId: bought.customerId });
+    const page = await pages.open({ viewport: { width: 1280, height: 900 } });
+    await page.goto(session.customerPortalUrl);
+    const subs = section(page, "Subscriptions");
+    await subs.getByRole("button", { name: "Change seats" }).click();
+    const form = page.getByRole("form", { name: /^Change the seats of / });
+    await form.getByLabel("Number of seats").fill("5");
+    await form.getByRole("button", { name: "Review the change" }).click();
+    const preview = page.getByRole("region", { name: /: what you will pay$/ });
+    await preview.waitFor();
+    const billed = preview.getByTestId("billed-now");
+    const total = await text(billed.locator("dt", { hasText: /^Total$/ }).locator("xpath=following-sibling::dd[1]"));
+    expect((await seller.sdk.subscriptions.get({ id: bought.subscriptionId })).seats).toBe(2);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await preview.getByRole("button", { name: "Confirm change" }).click();
+    await subs.getByRole("status").filter({ hasText: "Done: your subscription is now" }).waitFor();
+    expect((await seller.sdk.subscriptions.get({ id: bought.subscriptionId })).seats).toBe(5);
+    const [change] = (await seller.sdk.orders.list({ subscriptionId: bought.subscriptionId, sorting: ["-created_at"], limit: 10 })).result.items;
+    expect(change?.billingReason).toBe("subscription_update");
+    expect(total).toBe(usd(change?.totalAmount ?? -1));
   });
 });

@@ -56,21 +56,40 @@ export interface Settlement {
  * collected with this one; what would be left to charge under `minimum` is not charged but carried to the
  * balance as a debt (the order is paid: `applied` is −total), collected by the customer's next order.
  */
-export async function settleCarrying(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, minimum: number): Promise<Settlement> {
-  if (total <= 0) return settle(db, organizationId, customerId, currency, total);
+export async function settleCarrying(
+  db: Queryable,
+  organizationId: string,
+  customerId: string,
+  currency: string,
+  total: number,
+  minimum: number,
+  preview?: BalancePreview,
+): Promise<Settlement> {
+  if (total <= 0) return settle(db, organizationId, customerId, currency, total, 1, preview);
   const cur = currency.toLowerCase();
-  let balance = await repo.balanceOf(db, organizationId, customerId, cur);
-  if (balance < 0) {
+  let balance = await balanceSeen(db, organizationId, customerId, cur, preview);
+  if (balance < 0 && !preview) {
     // a debt to collect: read again under the customer's lock, so two orders never collect it twice
     await repo.lockCustomer(db, organizationId, customerId);
     balance = await repo.balanceOf(db, organizationId, customerId, cur);
   }
-  const s = balance > 0 ? await settle(db, organizationId, customerId, currency, total, minimum) : { applied: 0, due: total };
+  const s = balance > 0 ? await settle(db, organizationId, customerId, currency, total, minimum, preview) : { applied: 0, due: total };
   const debt = Math.max(0, -balance);
   const due = s.due + debt;
   if (due > 0 && due < minimum) return { applied: -total, due: 0, carried: total + s.applied };
   return debt > 0 ? { applied: debt, due, collected: debt } : s;
 }
+
+/**
+ * A preview's view of the balance: read once and never locked (it writes nothing), moved by `shift` — what the
+ * previewed change's own order would have moved it by before the settlement read it.
+ */
+export interface BalancePreview {
+  shift: number;
+}
+
+const balanceSeen = async (db: Queryable, organizationId: string, customerId: string, currency: string, preview: BalancePreview | undefined) =>
+  (await repo.balanceOf(db, organizationId, customerId, currency)) + (preview?.shift ?? 0);
 
 /**
  * Settles an order total against the customer's balance in the caller's transaction (when there is credit to
@@ -80,14 +99,18 @@ export async function settleCarrying(db: Queryable, organizationId: string, cust
  * payment processor may charge in the currency: credit that would leave less than it to charge is used only up to
  * leaving the minimum (a card is never asked for 20 cents it would refuse), or all of it when it pays everything.
  */
-export async function settle(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, minimum = 1): Promise<Settlement> {
+export async function settle(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, minimum = 1, preview?: BalancePreview): Promise<Settlement> {
   if (total < 0) return { applied: -total, due: 0 };
   if (total === 0) return { applied: 0, due: 0 };
   // most customers have no credit: one read, no lock (a credit recorded meanwhile is used by a later order);
   // credit to spend is read again under the customer's lock, so two orders never spend it twice
-  if ((await repo.balanceOf(db, organizationId, customerId, currency.toLowerCase())) <= 0) return { applied: 0, due: total };
-  await repo.lockCustomer(db, organizationId, customerId);
-  const available = await repo.balanceOf(db, organizationId, customerId, currency.toLowerCase());
+  const seen = await balanceSeen(db, organizationId, customerId, currency.toLowerCase(), preview);
+  if (seen <= 0) return { applied: 0, due: total };
+  let available = seen;
+  if (!preview) {
+    await repo.lockCustomer(db, organizationId, customerId);
+    available = await repo.balanceOf(db, organizationId, customerId, currency.toLowerCase());
+  }
   let used = Math.max(0, Math.min(available, total));
   if (total - used > 0 && total - used < minimum) used = Math.max(0, total - minimum);
   return { applied: -used, due: total - used };
@@ -140,8 +163,17 @@ export const prepaidUsage = (db: Queryable, organizationId: string, subscription
  * as usual (the balance first), and the order's `applied_balance_amount` counts both. The ledger row to write is
  * `ledger`'s (the prepaid part is in the ledger already); `markUsageBilled` names the order on the usage rows.
  */
-export async function settleAfterPrepaid(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, prepaid: number, minimum = 1) {
-  const ledger = await settle(db, organizationId, customerId, currency, total - prepaid, minimum);
+export async function settleAfterPrepaid(
+  db: Queryable,
+  organizationId: string,
+  customerId: string,
+  currency: string,
+  total: number,
+  prepaid: number,
+  minimum = 1,
+  preview?: BalancePreview,
+) {
+  const ledger = await settle(db, organizationId, customerId, currency, total - prepaid, minimum, preview);
   return { ledger, order: { applied: ledger.applied - prepaid, due: ledger.due } satisfies Settlement };
 }
 

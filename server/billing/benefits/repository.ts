@@ -24,6 +24,16 @@ export async function existingBenefitIds(db: Queryable, organizationId: string, 
   return rows.map((r) => r.id);
 }
 
+/** Whether the organization has ever made a meter_credit benefit (a deleted one's grants may still credit). */
+export async function hasMeterCreditBenefit(db: Queryable, organizationId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: benefit.id })
+    .from(benefit)
+    .where(and(eq(benefit.organizationId, organizationId), eq(benefit.type, "meter_credit")))
+    .limit(1);
+  return rows.length > 0;
+}
+
 /** Whether a live feature_flag benefit of the organization has this id or `metadata.key`. */
 export async function featureFlagExists(db: Queryable, organizationId: string, feature: string, id: string | null): Promise<boolean> {
   const named = sql`${benefit.metadata} ->> 'key' = ${feature}`;

@@ -9,7 +9,7 @@
 import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
-import { insertProrations, markProrationsBilled, pendingProrations, recordSettlement, settle, type Settlement } from "../balance/service.js";
+import { insertProrations, markProrationsBilled, pendingProrations, recordSettlement, settle, type BalancePreview, type Settlement } from "../balance/service.js";
 import { loadCustomers } from "../customers/service.js";
 import { insertPlannedOrder, orderWire, type OrderFromCheckout } from "../orders/service.js";
 import type { OrderItemRow, OrderRow } from "../orders/wire.js";
@@ -43,8 +43,6 @@ export interface ProrationOutcome {
   row: SubscriptionRow;
   /** The `subscription_update` order whose charge was declined: the caller starts its dunning (startDunning). */
   declinedOrderId: string | null;
-  /** A preview's `invoice` order: priced as the change bills it, neither charged nor written. */
-  invoiced?: PricedOrder;
 }
 
 /** A change's order as priced before its charge: its row and lines, and what the balance pays of it. */
@@ -64,8 +62,6 @@ export async function applyProration(
   plan: ProrationPlan,
   now: Date,
   processor: PaymentProcessor | null = null,
-  /** A preview: `invoice` prices the order and stops before the charge (nothing is charged or written). */
-  preview = false,
 ): Promise<ProrationOutcome> {
   const unchanged = { row: after, declinedOrderId: null };
   if (plan.lines.length === 0 || (after.status !== "active" && after.status !== "past_due")) return unchanged;
@@ -86,18 +82,27 @@ export async function applyProration(
     return unchanged;
   }
   if (plan.behavior !== "invoice") return unchanged;
-  if (preview) {
-    // written as the change writes it (the preview's transaction is rolled back), so the next renewal it shows
-    // sees the balance this order moves; only the charge is not made
-    const priced = await priceNow(tx, after, plan.lines.map(lineItem), now);
-    if (!priced) return unchanged;
-    const { order, settlement } = priced;
-    await insertPlannedOrder(tx, order, priced.organization.slug);
-    await recordSettlement(tx, after.organizationId, settlement, { customerId: after.customerId, currency: after.currency, orderId: order.row.id, subscriptionId: after.id });
-    return { ...unchanged, invoiced: { row: order.row, items: order.items, settlement } };
-  }
   defaultProcessor ??= createPaymentProcessor();
   return billNow(tx, after, plan.lines.map(lineItem), now, processor ?? defaultProcessor);
+}
+
+/** What a change's proration would do, written nowhere: the lines carried to the renewal, or the order billed now. */
+export interface PreviewedProration {
+  carried: ProrationLine[];
+  invoiced: PricedOrder | null;
+}
+
+/**
+ * applyProration's preview (subscription-changes/preview.ts): `prorate` answers the lines it would store, `invoice`
+ * the order priceNow builds (the balance read without a lock), stopping before the charge and the writes.
+ */
+export async function previewProration(db: Queryable, after: SubscriptionRow, plan: ProrationPlan, now: Date): Promise<PreviewedProration> {
+  const none = { carried: [], invoiced: null };
+  if (plan.lines.length === 0 || (after.status !== "active" && after.status !== "past_due")) return none;
+  if (plan.behavior === "prorate") return { carried: plan.lines, invoiced: null };
+  if (plan.behavior !== "invoice") return none;
+  const priced = await priceNow(db, after, plan.lines.map(lineItem), now, PLAN_CHANGE, { shift: 0 });
+  return priced ? { carried: [], invoiced: { row: priced.order.row, items: priced.order.items, settlement: priced.settlement } } : none;
 }
 
 /**
@@ -114,7 +119,7 @@ function lineItem(l: Omit<ProrationLine, "facts"> & { facts: ProrationLine["fact
  * customer's balance pays (the credit read under the customer's lock). Null for a deleted customer (billed nothing).
  * A preview stops here; billNow charges it.
  */
-async function priceNow(tx: Queryable, sub: SubscriptionRow, items: OrderFromCheckout["items"], now: Date, kind: BillNowKind = PLAN_CHANGE) {
+async function priceNow(tx: Queryable, sub: SubscriptionRow, items: OrderFromCheckout["items"], now: Date, kind: BillNowKind, preview?: BalancePreview) {
   const org = sub.organizationId;
   const [customers, organization, prices, summaries] = await Promise.all([
     loadCustomers(tx, org, { ids: [sub.customerId], externalIds: [] }),
@@ -132,7 +137,7 @@ async function priceNow(tx: Queryable, sub: SubscriptionRow, items: OrderFromChe
   );
   const subtotal = items.reduce((sum, l) => sum + l.amount, 0);
   const total = tax ? tax.totalAmount : subtotal;
-  const settlement = await settle(tx, org, sub.customerId, sub.currency, total);
+  const settlement = await settle(tx, org, sub.customerId, sub.currency, total, 1, preview);
   const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items }, now);
   const order = {
     row: { ...planned.row, billingReason: kind.billingReason, checkoutId: null, status: settlement.due <= 0 ? "paid" : "pending", appliedBalanceAmount: settlement.applied },
@@ -196,11 +201,14 @@ export async function billNow(
   return { row, declinedOrderId: declined ? order.row.id : null };
 }
 
+/** A proration line waiting for the renewal: a stored one (pendingProrations), or a preview's not stored. */
+export type CarriedLine = Pick<Awaited<ReturnType<typeof pendingProrations>>[number], "label" | "amount" | "productPriceId" | "facts">;
+
 /**
  * The renewal's part of `prorate`: the subscription's pending proration lines, appended to the period's bill as
  * lines of their own (never discounted; taxed with the others). `billed` marks them billed by the renewal order.
  */
-export async function carriedProrations(tx: Queryable, sub: SubscriptionRow, preloaded?: Awaited<ReturnType<typeof pendingProrations>>) {
+export async function carriedProrations(tx: Queryable, sub: SubscriptionRow, preloaded?: CarriedLine[]) {
   const pending = preloaded ?? (await pendingProrations(tx, sub.organizationId, sub.id));
   return {
     items: pending.map((p) => lineItem({ label: p.label, amount: p.amount, productPriceId: p.productPriceId, facts: p.facts })),

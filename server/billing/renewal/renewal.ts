@@ -33,8 +33,8 @@ import type { SubscriptionMeterWire, SubscriptionRow, SubscriptionWire } from ".
 import { subscriptionMeters } from "../subscriptions/usage.js";
 import { loadAddOnEmbeds } from "../subscriptions/add-ons.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
-import { markUsageBilled, prepaidUsage, recordSettlement, settleAfterPrepaid, settleCarrying, usageFromWallet, type Settlement } from "../balance/service.js";
-import { carriedProrations } from "./proration.js";
+import { markUsageBilled, prepaidUsage, recordSettlement, settleAfterPrepaid, settleCarrying, usageFromWallet, type BalancePreview, type Settlement } from "../balance/service.js";
+import { carriedProrations, type CarriedLine } from "./proration.js";
 import { invoiceDueAt, renewalOrder, taxIdOf } from "./order.js";
 import { applyPendingUpdate, pendingAt } from "./pending.js";
 import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
@@ -109,14 +109,23 @@ async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, n
  * happened (`prepaid`): only the rest is settled, and the order's applied amount (`order`) counts both, while the
  * ledger gets only the new movement (`ledger`).
  */
-export async function settleRenewal(tx: Queryable, sub: SubscriptionRow, e: Embeds, total: number, batch: RenewalBatch | undefined, minimum: number) {
+export async function settleRenewal(
+  tx: Queryable,
+  sub: SubscriptionRow,
+  e: Embeds,
+  total: number,
+  batch: RenewalBatch | undefined,
+  minimum: number,
+  /** A preview's (upcoming.ts): the balance read without a lock, as the change previewed would leave it. */
+  preview?: BalancePreview,
+) {
   const prepaid = usageFromWallet(e.product.metadata) ? await prepaidUsage(tx, sub.organizationId, sub.id) : 0;
-  if (prepaid > 0) return { prepaid, ...(await settleAfterPrepaid(tx, sub.organizationId, sub.customerId, sub.currency, total, prepaid, minimum)) };
+  if (prepaid > 0) return { prepaid, ...(await settleAfterPrepaid(tx, sub.organizationId, sub.customerId, sub.currency, total, prepaid, minimum, preview)) };
   let s: Settlement;
   // nothing on the balance (neither credit nor a carried debt) and enough to charge: nothing to read or lock
   if (batch && total >= minimum && !batch.moved.has(sub.customerId) && (batch.balances.get(`${sub.customerId}:${sub.currency.toLowerCase()}`) ?? 0) === 0) {
     s = { applied: 0, due: total };
-  } else s = await settleCarrying(tx, sub.organizationId, sub.customerId, sub.currency, total, minimum);
+  } else s = await settleCarrying(tx, sub.organizationId, sub.customerId, sub.currency, total, minimum, preview);
   return { prepaid, ledger: s, order: s };
 }
 
@@ -128,7 +137,7 @@ export async function billRenewal(
   tx: Queryable,
   sub: SubscriptionRow,
   e: Embeds,
-  { newStart, endsTrial, now }: { newStart: Date; endsTrial: boolean; now: Date },
+  { newStart, endsTrial, now, prorations }: { newStart: Date; endsTrial: boolean; now: Date; prorations?: CarriedLine[] },
   b: RenewalBatch | undefined,
 ) {
   const org = sub.organizationId;
@@ -143,7 +152,7 @@ export async function billRenewal(
     preloaded: b && b.usage.has(sub.id) ? { usage: b.usage.get(sub.id) ?? [], credits: b.credits.get(sub.id) } : undefined,
   });
   // `prorate` plan changes of the period ended: their lines are this order's own
-  const carried = await carriedProrations(tx, sub, b?.prorations.get(sub.id));
+  const carried = await carriedProrations(tx, sub, prorations ?? b?.prorations.get(sub.id));
   const firstCarried = bill.items.length;
   for (const item of carried.items) {
     bill.items.push(item);

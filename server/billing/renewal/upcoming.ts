@@ -1,6 +1,7 @@
 // The next renewal of a subscription as it stands, priced the renewal's way (renewal.ts: the period's lines, the
 // usage so far at the meter prices beyond the meter credits, the carried prorations, discount, tax and what the
-// customer's balance pays) and written nowhere: GET /v1/subscriptions/{id}/upcoming and a change's preview.
+// customer's balance pays) and written nowhere, from reads alone: GET /v1/subscriptions/{id}/upcoming and a change's
+// preview.
 import type { Db, Queryable, Tx } from "../../db/client.js";
 import { orgNow } from "../clock.js";
 import { notFound } from "../errors.js";
@@ -13,6 +14,8 @@ import { addInterval } from "../subscriptions/period.js";
 import { isMetered } from "../products/pricing.js";
 import { billRenewal, embeds, settleRenewal, type Embeds } from "./renewal.js";
 import { renewalOrder } from "./order.js";
+import { pendingProrations } from "../balance/service.js";
+import type { CarriedLine } from "./proration.js";
 import { pendingAt, pendingTerms } from "./pending.js";
 
 /** An order not (yet) written, as a preview answers it: its amounts as the order's, and its lines. */
@@ -73,30 +76,44 @@ export interface UpcomingWire extends DraftOrderWire {
   period_end: string;
 }
 
+/** What a previewed change would leave for the renewal that it has not written: proration lines, a balance moved. */
+export interface ChangeLeft {
+  carried: CarriedLine[];
+  /** What the change's order billed now moves the customer's balance by (its `applied_balance_amount`). */
+  balanceMoved: number;
+}
+
 /**
  * The order the subscription's next renewal would bill, with its terms as they will be then (a pending change
  * applied, in memory); null when no renewal comes (ended, set to cancel at the period end, past due or unpaid).
- * Reads only, but its settlement may take the customer's lock: call it in a transaction.
+ * Reads only, and locks nothing (the balance is read as a preview reads it). `left`: what a previewed change would
+ * have written before the renewal reads it.
  */
 export async function upcomingRenewal(
-  tx: Queryable,
+  db: Queryable,
   deps: { processor: PaymentProcessor; baseURL: string },
   current: SubscriptionRow,
   now: Date,
+  left: ChangeLeft = { carried: [], balanceMoved: 0 },
+  /** The row's embeds, when the caller read them already (a preview, for the subscription's wire too). */
+  preloaded?: Embeds,
 ): Promise<UpcomingWire | null> {
   if (current.endedAt || current.cancelAtPeriodEnd || (current.status !== "active" && current.status !== "trialing")) return null;
   const newStart = current.currentPeriodEnd;
-  const e = await embeds(tx, current, deps.baseURL);
+  const e = preloaded ?? (await embeds(db, current, deps.baseURL));
   let sub = current;
   let ran: Embeds = e;
   if (pendingAt(current, newStart) && current.pendingUpdate) {
     // the renewal writes the pending terms first, and bills the period ended's usage at the prices it ran under
     sub = { ...current, ...pendingTerms(current.pendingUpdate) };
-    ran = { ...(await embeds(tx, sub, deps.baseURL)), endedMetered: e.prices.filter(isMetered) };
+    ran = { ...(await embeds(db, sub, deps.baseURL)), endedMetered: e.prices.filter(isMetered) };
   }
   const endsTrial = sub.status === "trialing";
-  const { bill, firstCarried, tax, total } = await billRenewal(tx, sub, ran, { newStart, endsTrial, now }, undefined);
-  const { order: settlement } = await settleRenewal(tx, sub, ran, total, undefined, deps.processor.minimumCharge(sub.currency));
+  // the lines the change would store join those stored, after them (the renewal bills them oldest first)
+  const prorations = left.carried.length > 0 ? [...(await pendingProrations(db, sub.organizationId, sub.id)), ...left.carried] : undefined;
+  const { bill, firstCarried, tax, total } = await billRenewal(db, sub, ran, { newStart, endsTrial, now, ...(prorations ? { prorations } : {}) }, undefined);
+  const minimum = deps.processor.minimumCharge(sub.currency);
+  const { order: settlement } = await settleRenewal(db, sub, ran, total, undefined, minimum, { shift: left.balanceMoved });
   const planned = renewalOrder(sub, ran.customer, bill, tax, { settlement, firstCarried }, now);
   return {
     subscription_id: sub.id,
@@ -114,10 +131,7 @@ class Rollback<T> extends Error {
   }
 }
 
-/**
- * Runs `fn` in a transaction that is rolled back whatever it did, and answers what it returned: a preview's way
- * of running the very code a change runs (the same rows, locks and amounts) while nothing it writes is kept.
- */
+/** Runs `fn` in a transaction that is rolled back whatever it did, and answers what it returned. */
 export async function inRolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   try {
     await db.transaction(async (tx) => {
@@ -132,9 +146,7 @@ export async function inRolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promi
 
 /** GET /v1/subscriptions/{id}/upcoming: the next renewal as it stands, or null when none comes. */
 export async function upcomingOf(db: Db, deps: { processor: PaymentProcessor; baseURL: string }, organizationId: string, id: string): Promise<UpcomingWire | null> {
-  return inRolledBack(db, async (tx) => {
-    const sub = await findSubscription(tx, organizationId, id);
-    if (!sub) throw notFound("Subscription not found");
-    return upcomingRenewal(tx, deps, sub, await orgNow(tx, organizationId));
-  });
+  const [sub, now] = await Promise.all([findSubscription(db, organizationId, id), orgNow(db, organizationId)]);
+  if (!sub) throw notFound("Subscription not found");
+  return upcomingRenewal(db, deps, sub, now);
 }

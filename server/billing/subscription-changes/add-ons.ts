@@ -3,7 +3,7 @@
 // change takes (the request's, else the organization's): `invoice` bills the difference now, `prorate` carries it to
 // the renewal, `next_period` waits for the period's end (the pending update holds the add-ons). Each add-on whose
 // amount changes is prorated on lines of its own; the benefits follow the add-ons.
-import type { Tx } from "../../db/client.js";
+import type { Queryable } from "../../db/client.js";
 import type { SubscriptionAddOn } from "../../db/schema/index.js";
 import { regrantSubscription } from "../benefits/service.js";
 import { findCustomerRow } from "../customers/service.js";
@@ -22,7 +22,7 @@ type AddOnsUpdate = Extract<SubscriptionUpdate, { kind: "add_ons" }>;
 const termsOf = (name: string | null, a: SubscriptionAddOn | undefined) => ({ product: a && a.quantity > 1 ? `${name ?? "Add-on"} × ${a.quantity}` : name, seats: null });
 
 /** The proration lines of the add-ons whose amount changes: the unused time of the old, the rest at the new. */
-async function addOnProration(tx: Tx, row: SubscriptionRow, next: SubscriptionAddOn[], at: Date): Promise<ProrationLine[]> {
+async function addOnProration(tx: Queryable, row: SubscriptionRow, next: SubscriptionAddOn[], at: Date): Promise<ProrationLine[]> {
   const before = new Map(row.addOns.map((a) => [a.productId, a]));
   const after = new Map(next.map((a) => [a.productId, a]));
   const productIds = [...new Set([...before.keys(), ...after.keys()])];
@@ -46,7 +46,7 @@ async function addOnProration(tx: Tx, row: SubscriptionRow, next: SubscriptionAd
 }
 
 /** PATCH `{"items": [...]}`: the subscription's add-ons become these. */
-export async function changeAddOns(tx: Tx, organizationId: string, row: SubscriptionRow, u: AddOnsUpdate, now: Date, baseURL: string): Promise<Change | null> {
+export async function changeAddOns(tx: Queryable, organizationId: string, row: SubscriptionRow, u: AddOnsUpdate, now: Date, baseURL: string): Promise<Change | null> {
   if (isCanceled(row)) throw alreadyCanceled();
   const base = (await loadProducts(tx, organizationId, [row.productId], baseURL)).get(row.productId);
   if (!base) throw invalid(["body", "items"], "The subscription's product does not exist.");

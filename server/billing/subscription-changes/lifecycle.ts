@@ -4,7 +4,7 @@
 // waiting for the period's
 // end, and dropping them, in subscriptions/scheduled.ts). Each change is one
 // transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
-import { boundLockWaits, isLockNotAvailable, type Db, type Tx } from "../../db/client.js";
+import { boundLockWaits, isLockNotAvailable, type Db, type Queryable, type Tx } from "../../db/client.js";
 import { withCallTurn } from "../../db/call-turns.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
@@ -24,7 +24,8 @@ import { orgNow } from "../clock.js";
 
 const NOT_FOUND = "Subscription not found";
 
-type Decide = (tx: Tx, row: SubscriptionRow, now: Date) => Promise<Change | null>;
+/** What a change decides on the row (read in `db`); a `preview`'s decision writes nothing (a discount not redeemed). */
+export type Decide = (db: Queryable, row: SubscriptionRow, now: Date, preview?: boolean) => Promise<Change | null>;
 
 /** A change as applied in its transaction: the row and wire after it, what it decided and what its billing did. */
 export interface Applied {
@@ -39,8 +40,7 @@ export interface Applied {
  * Runs `decide` on the locked row and applies what it returns, in `tx`: the row written, `subscription.updated`
  * then the change's own events (each with the subscription as it is after the change), then
  * `customer.state_changed`. `decide` returning null changes nothing and records nothing (e.g. uncanceling a
- * subscription that is not canceled). A `preview` runs the same steps but prices a change billed now without
- * charging it (its caller rolls the transaction back).
+ * subscription that is not canceled). A preview decides the same without applying it (preview.ts).
  */
 export async function applyChange(
   tx: Tx,
@@ -50,7 +50,6 @@ export async function applyChange(
   decide: Decide,
   /** Charges a change billed now (the organization's own processor: its Stripe account when connected). */
   processor: PaymentProcessor | null,
-  preview = false,
 ): Promise<Applied> {
   // lock waits longer than REQUEST_LOCK_WAIT answer 409 SubscriptionLocked rather than holding the request
   await boundLockWaits(tx);
@@ -60,7 +59,7 @@ export async function applyChange(
   const decided = await decide(tx, current, now);
   let row = decided ? await writeSubscription(tx, organizationId, id, { ...decided.patch, modifiedAt: now }) : current;
   // billed before the wire is read: a declined charge makes the subscription past_due
-  const billed = decided?.proration ? await applyProration(tx, row, decided.proration, now, processor, preview) : null;
+  const billed = decided?.proration ? await applyProration(tx, row, decided.proration, now, processor) : null;
   if (billed) row = billed.row;
   const [wire] = await toWires(tx, organizationId, [row], baseURL);
   if (!wire) throw notFound(NOT_FOUND);
@@ -152,14 +151,14 @@ export async function updateSubscription(
 
 /** What the PATCH body decides on the locked row (a preview decides the same). */
 export function decideUpdate(organizationId: string, update: SubscriptionUpdate, baseURL: string): Decide {
-  return async (tx, row, now) => {
+  return async (tx, row, now, preview = false) => {
     switch (update.kind) {
       case "revoke":
         return revoke(organizationId, row, now, update);
       case "cancel":
         return cancelAtPeriodEnd(row, now, update);
       case "change":
-        return changeTerms(tx, organizationId, row, now, update, baseURL);
+        return changeTerms(tx, organizationId, row, now, update, baseURL, preview);
       case "seats":
         return seats(tx, organizationId, row, update, now);
       case "billing_period":

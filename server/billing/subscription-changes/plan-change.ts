@@ -1,7 +1,7 @@
 // The seller's plan changes to a subscription: another product or discount (with a trial), and seats, each priced
 // from now with its proration (subscriptions/proration.ts) decided here and applied by lifecycle.ts on the locked
 // row.
-import type { Tx } from "../../db/client.js";
+import type { Queryable } from "../../db/client.js";
 import { regrantSubscription } from "../benefits/service.js";
 import { discountRefusal, DISCOUNT_OVER } from "../discounts/refusal.js";
 import { isMetered, isStatic, priceCurrency, seatAmount, seatBounds } from "../products/pricing.js";
@@ -53,12 +53,14 @@ function terms(row: SubscriptionRow, product: ProductWire): { prices: PriceWire[
  * product's benefits replace the old one's grants.
  */
 export async function changeTerms(
-  tx: Tx,
+  tx: Queryable,
   organizationId: string,
   row: SubscriptionRow,
   now: Date,
   u: Extract<SubscriptionUpdate, { kind: "change" }>,
   baseURL: string,
+  /** A preview: the discount's redemption is checked (discountRefusal), not counted. */
+  preview = false,
 ): Promise<Change | null> {
   if (isCanceled(row)) throw alreadyCanceled();
   const patch: Change["patch"] = {};
@@ -66,7 +68,9 @@ export async function changeTerms(
   const productId = u.productId ?? row.productId;
   let product: ProductWire | undefined;
   if (productId !== row.productId) {
-    product = (await loadProducts(tx, organizationId, [productId], baseURL)).get(productId);
+    // the product left too, in the same read: its name is on the proration lines
+    const both = await loadProducts(tx, organizationId, [productId, row.productId], baseURL);
+    product = both.get(productId);
     if (!product) throw invalid(["body", "product_id"], "Product does not exist.");
     // the add-ons stay: the new product must offer each of them (remove the others first)
     const offered = new Set(product.add_on_ids);
@@ -88,7 +92,7 @@ export async function changeTerms(
     } else {
       // proration within the current period: only between prices of the same interval, on a paid (not trialing) period
       if (row.status === "active" && interval === row.recurringInterval && count === row.recurringIntervalCount) {
-        const old = (await loadProducts(tx, organizationId, [row.productId], baseURL)).get(row.productId);
+        const old = both.get(row.productId);
         proration = {
           behavior,
           lines: prorationLines({
@@ -122,7 +126,7 @@ export async function changeTerms(
       const price = target?.prices.find((p) => isStatic(p) && priceCurrency(p) === row.currency) ?? null;
       const refusal = target ? discountRefusal(discount, target, price, now) : ({ msg: "Discount is not applicable to this product.", code: "discount_not_applicable" } as const);
       if (refusal) throw invalid(["body", "discount_id"], refusal.msg, "value_error", refusal.code);
-      if (!(await redeemDiscount(tx, organizationId, discount.id, now))) throw invalid(["body", "discount_id"], DISCOUNT_OVER.msg, "value_error", DISCOUNT_OVER.code);
+      if (!preview && !(await redeemDiscount(tx, organizationId, discount.id, now))) throw invalid(["body", "discount_id"], DISCOUNT_OVER.msg, "value_error", DISCOUNT_OVER.code);
       patch.discountId = discount.id;
     }
   }
@@ -159,7 +163,7 @@ function trial(row: SubscriptionRow, now: Date, trialEnd: Date): Change["patch"]
 
 /** A seat-based subscription's seats, within its price's tiers; the proration behavior is recorded as for a product. */
 export async function seats(
-  tx: Tx,
+  tx: Queryable,
   organizationId: string,
   row: SubscriptionRow,
   u: Extract<SubscriptionUpdate, { kind: "seats" }>,

@@ -1,13 +1,23 @@
-// POST /v1/subscriptions/{id}/preview (till's own): what a PATCH with the same body would do, written nowhere. The
-// PATCH's own code runs on the locked row in a transaction that is rolled back (renewal/upcoming.ts inRolledBack),
-// so the amounts are the very ones the change bills; a change billed now is priced and stops before the charge.
-import { isLockNotAvailable, type Db } from "../../db/client.js";
+// POST /v1/subscriptions/{id}/preview (till's own): what a PATCH with the same body would do, written nowhere and
+// computed from reads alone. The PATCH's own decision (lifecycle.ts decideUpdate) runs on the row as read, and its
+// outcome is applied in memory: the row patched, the proration priced as the PATCH prices it (renewal/proration.ts
+// previewProration: the lines it would store, or the order it would bill now), and the next renewal priced the
+// renewal's way with those lines and that order's balance movement added (renewal/upcoming.ts). No transaction,
+// no lock: a preview never waits on a change, and a change never waits on a preview.
+import type { Db, Queryable } from "../../db/client.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
+import { hasMeterCreditBenefit } from "../benefits/meter-credit-benefits.js";
+import { orgNow } from "../clock.js";
+import { notFound } from "../errors.js";
 import type { SubscriptionUpdate } from "../subscriptions/change.js";
-import { subscriptionLocked } from "../subscriptions/errors.js";
-import type { SubscriptionWire } from "../subscriptions/wire.js";
+import { loadAddOnEmbeds } from "../subscriptions/add-ons.js";
+import { findSubscription, subscriptionWire } from "../subscriptions/service.js";
+import { subscriptionMeters } from "../subscriptions/usage.js";
+import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
+import { previewProration } from "../renewal/proration.js";
+import { embeds } from "../renewal/renewal.js";
 import { draftWire, inRolledBack, upcomingRenewal, type DraftOrderWire, type UpcomingWire } from "../renewal/upcoming.js";
-import { applyChange, decideUpdate } from "./lifecycle.js";
+import { decideUpdate } from "./lifecycle.js";
 
 export interface SubscriptionPreviewWire {
   /** The instant the change is priced at: a PATCH at another instant prorates other seconds. */
@@ -26,31 +36,45 @@ export interface SubscriptionPreviewWire {
   next_renewal: UpcomingWire | null;
 }
 
-export async function previewSubscriptionUpdate(
-  db: Db,
-  deps: { processor: PaymentProcessor; baseURL: string },
-  organizationId: string,
-  id: string,
-  update: SubscriptionUpdate,
-): Promise<SubscriptionPreviewWire> {
-  try {
-    return await inRolledBack(db, async (tx) => {
-      const applied = await applyChange(tx, organizationId, id, deps.baseURL, decideUpdate(organizationId, update, deps.baseURL), null, true);
-      const plan = applied.decided?.proration;
-      const invoiced = applied.billed?.invoiced;
-      const prorated = plan?.behavior === "prorate" && (applied.row.status === "active" || applied.row.status === "past_due");
-      return {
-        proration_date: applied.now.toISOString(),
-        proration_behavior: plan?.behavior ?? (applied.decided?.patch.pendingUpdate ? "next_period" : null),
-        changes: applied.decided !== null,
-        subscription: applied.wire,
-        order: invoiced ? draftWire(invoiced.row, invoiced.items, invoiced.settlement) : null,
-        carried_forward: prorated ? plan.lines.map((l) => ({ label: l.label, amount: l.amount })) : [],
-        next_renewal: await upcomingRenewal(tx, deps, applied.row, applied.now),
-      };
+type Deps = { processor: PaymentProcessor; baseURL: string };
+
+export async function previewSubscriptionUpdate(db: Db, deps: Deps, organizationId: string, id: string, update: SubscriptionUpdate): Promise<SubscriptionPreviewWire> {
+  const [current, now] = await Promise.all([findSubscription(db, organizationId, id), orgNow(db, organizationId)]);
+  if (!current) throw notFound("Subscription not found");
+  const decided = await decideUpdate(organizationId, update, deps.baseURL)(db, current, now, true);
+  const row: SubscriptionRow = decided ? { ...current, ...decided.patch, modifiedAt: now } : current;
+  const plan = decided?.proration;
+  const answer = async (q: Queryable): Promise<SubscriptionPreviewWire> => {
+    const prorated = plan ? await previewProration(q, row, plan, now) : { carried: [], invoiced: null };
+    const invoiced = prorated.invoiced;
+    const left = { carried: prorated.carried, balanceMoved: invoiced?.settlement.applied ?? 0 };
+    // the subscription's wire and its next renewal from one read of the row's embeds
+    const e = await embeds(q, row, deps.baseURL);
+    const [meters, addOns, next] = await Promise.all([
+      subscriptionMeters(q, organizationId, [{ row, customer: e.customer, prices: e.prices }]),
+      loadAddOnEmbeds(q, organizationId, [row], deps.baseURL),
+      upcomingRenewal(q, deps, row, now, left, e),
+    ]);
+    const wire = subscriptionWire(row, { ...e, meters: meters[0], addOns });
+    return {
+      proration_date: now.toISOString(),
+      proration_behavior: plan?.behavior ?? (decided?.patch.pendingUpdate ? "next_period" : null),
+      changes: decided !== null,
+      subscription: wire,
+      order: invoiced ? draftWire(invoiced.row, invoiced.items, invoiced.settlement) : null,
+      carried_forward: prorated.carried.map((l) => ({ label: l.label, amount: l.amount })),
+      next_renewal: next,
+    };
+  };
+  const regrant = decided?.after;
+  // A change of product or add-ons regrants the benefits, and a meter credit granted or revoked moves what the
+  // renewal credits: for a seller with meter credits, the regrant runs in a transaction rolled back and the rest
+  // reads there, so the next renewal sees the credits as the change leaves them.
+  if (regrant && (await hasMeterCreditBenefit(db, organizationId))) {
+    return inRolledBack(db, async (tx) => {
+      await regrant(tx, now);
+      return answer(tx);
     });
-  } catch (err) {
-    if (isLockNotAvailable(err)) throw subscriptionLocked();
-    throw err;
   }
+  return answer(db);
 }
