@@ -3,7 +3,7 @@
 // plans each time. A prepared one is built once and, after its first run on a connection, is one round trip
 // to a server-side prepared statement (postgres.js keeps them per connection). PGlite runs it as any query.
 import { sql, type AnyColumn, type SQL } from "drizzle-orm";
-import type { PgDialect } from "drizzle-orm/pg-core";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { PostgresJsSession, PostgresJsTransaction } from "drizzle-orm/postgres-js";
 import type { RelationalSchemaConfig, TablesRelationalConfig } from "drizzle-orm/relations";
 import type postgres from "postgres";
@@ -49,10 +49,39 @@ interface PgliteClient {
  * drivers send the same thing whatever parsers drizzle installed; likewise read timestamps back `::text`.
  * The caller keeps tenancy explicit: organization ids are parameters like any other.
  */
-export function rawQuery(db: Queryable, text: string, params: Array<string | null>): PromiseLike<RawRows> {
+export function rawQuery(db: Queryable, text: string, params: Array<string | null>, prepare = true): PromiseLike<RawRows> {
   const client = (db as unknown as { session: { client: PostgresJsClient | PgliteClient } }).session.client;
-  if ("unsafe" in client) return client.unsafe(text, params, { prepare: true });
+  if ("unsafe" in client) return client.unsafe(text, params, { prepare });
   return client.query(text, params).then((r) => r.rows);
+}
+
+const dialect = new PgDialect();
+/** Texts sendBuilt has prepared: a text built from an organization's rows (its meters) is one per set of them. */
+const builtTexts = new Set<string>();
+const BUILT_TEXTS_MAX = 64;
+
+/**
+ * A statement built with drizzle's `sql` sent as rawQuery sends one: on its way when this returns (a transaction's
+ * statements pipelined in order, pipelinedTransaction), where drizzle's lazy execute would go after those sent
+ * behind it. Prepared for the first BUILT_TEXTS_MAX texts of the process, unprepared after (one prepared statement
+ * per text on every connection: no organization's meters can grow the server's memory).
+ */
+export function sendBuilt(db: Queryable, query: SQL): Promise<RawRows> {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  let prepare = builtTexts.has(text);
+  if (!prepare && builtTexts.size < BUILT_TEXTS_MAX) {
+    builtTexts.add(text);
+    prepare = true;
+  }
+  return sent(rawQuery(db, text, params as Array<string | null>, prepare));
+}
+
+/**
+ * A rawQuery on its way now: postgres.js sends a query once something waits for it, in the order they began
+ * waiting, so a statement held unawaited would go behind those awaited after it (a COMMIT among them).
+ */
+export function sent<T>(query: PromiseLike<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => query.then(resolve, reject));
 }
 
 /**
