@@ -129,7 +129,9 @@ export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => P
   const isOpen = () => state === "open";
   const isEnded = () => state === "ended";
   let handle: Queryable | undefined;
-  const run = (text: string, params: Array<string | null>) => conn.unsafe<RawRows>(text, params, { prepare: true });
+  // each statement on its way when called (execute()), not once awaited: a statement sent after first() through
+  // `db` (sendBuilt, a facts read) goes behind it on the wire, whatever the promise machinery's microtasks do
+  const run = (text: string, params: Array<string | null>) => conn.unsafe<RawRows>(text, params, { prepare: true }).execute();
   try {
     const result = await fn({
       get db() {
@@ -141,7 +143,7 @@ export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => P
       async first(text, params) {
         if (state !== "idle") throw new Error("pipelinedTransaction: first() is the first statement");
         state = "open";
-        const [begin, rows] = await Promise.allSettled([conn.unsafe("begin"), run(text, params)]);
+        const [begin, rows] = await Promise.allSettled([conn.unsafe("begin").execute(), run(text, params)]);
         if (begin.status === "rejected") throw begin.reason;
         if (rows.status === "rejected") throw rows.reason;
         return rows.value;
@@ -151,7 +153,7 @@ export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => P
         state = "ended";
         // a failed statement aborts the transaction: the COMMIT behind it answers ROLLBACK
         // (both are awaited before the connection goes back to the pool)
-        const [rows, commit] = await Promise.allSettled([run(text, params), conn.unsafe("commit")]);
+        const [rows, commit] = await Promise.allSettled([run(text, params), conn.unsafe("commit").execute()]);
         if (rows.status === "rejected") throw rows.reason;
         if (commit.status === "rejected") throw commit.reason;
         if (commit.value.command !== "COMMIT") throw new Error(`pipelinedTransaction: COMMIT answered ${commit.value.command}`);
