@@ -56,25 +56,36 @@ export function rawQuery(db: Queryable, text: string, params: Array<string | nul
 }
 
 const dialect = new PgDialect();
-/** Texts sendBuilt has prepared: a text built from an organization's rows (its meters) is one per set of them. */
+/** Texts sendQuery has prepared (see there). */
 const builtTexts = new Set<string>();
-const BUILT_TEXTS_MAX = 64;
+const BUILT_TEXTS_MAX = 128;
+
+/** A statement built with drizzle's `sql` as its text and parameters (what rawQuery and sendQuery send). */
+export function queryOf(query: SQL): { text: string; params: Array<string | null> } {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  // drizzle's parameters as the driver takes them (strings, numbers, booleans): passed through as drizzle passes them
+  return { text, params: params as Array<string | null> };
+}
 
 /**
- * A statement built with drizzle's `sql` sent as rawQuery sends one: on its way when this returns (a transaction's
- * statements pipelined in order, pipelinedTransaction), where drizzle's lazy execute would go after those sent
- * behind it. Prepared for the first BUILT_TEXTS_MAX texts of the process, unprepared after (one prepared statement
- * per text on every connection: no organization's meters can grow the server's memory).
+ * A statement sent as rawQuery sends one, on its way when this returns (a transaction's statements pipelined in
+ * order, pipelinedTransaction), where drizzle's lazy execute would go after those sent behind it; and prepared,
+ * where drizzle sends parameters unprepared (Parse and Describe, a round trip, then Bind and Execute, and the
+ * database plans it again), for the first BUILT_TEXTS_MAX texts of the process, unprepared after: a text built
+ * from an organization's rows (its meters) is one per set of them, and each prepared text is a statement on every
+ * connection, so no organization's meters can grow the server's memory.
  */
-export function sendBuilt(db: Queryable, query: SQL): Promise<RawRows> {
-  const { sql: text, params } = dialect.sqlToQuery(query);
-  let prepare = builtTexts.has(text);
+export function sendQuery(db: Queryable, query: { text: string; params: Array<string | null> }): Promise<RawRows> {
+  let prepare = builtTexts.has(query.text);
   if (!prepare && builtTexts.size < BUILT_TEXTS_MAX) {
-    builtTexts.add(text);
+    builtTexts.add(query.text);
     prepare = true;
   }
-  return sent(rawQuery(db, text, params as Array<string | null>, prepare));
+  return sent(rawQuery(db, query.text, query.params, prepare));
 }
+
+/** sendQuery of a statement built with drizzle's `sql`. */
+export const sendBuilt = (db: Queryable, query: SQL): Promise<RawRows> => sendQuery(db, queryOf(query));
 
 /**
  * A rawQuery on its way now: postgres.js sends a query once something waits for it, in the order they began
