@@ -82,7 +82,7 @@ export const LAYERS: readonly Layer[] = [
       domain("customers", "input.ts"),
       domain("members"),
       domain("customer-sessions"),
-      domain("events"),
+      domain("events", "usage-events.ts"),
       domain("meters"),
       domain("license-keys", "issue.ts"),
       domain("benefits", "fulfil.ts", "features.ts", "meter-credit.ts"),

@@ -3,7 +3,7 @@
 // plans each time. A prepared one is built once and, after its first run on a connection, is one round trip
 // to a server-side prepared statement (postgres.js keeps them per connection). PGlite runs it as any query.
 import { sql, type AnyColumn, type SQL } from "drizzle-orm";
-import type { PgDialect } from "drizzle-orm/pg-core";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { PostgresJsSession, PostgresJsTransaction } from "drizzle-orm/postgres-js";
 import type { RelationalSchemaConfig, TablesRelationalConfig } from "drizzle-orm/relations";
 import type postgres from "postgres";
@@ -49,10 +49,50 @@ interface PgliteClient {
  * drivers send the same thing whatever parsers drizzle installed; likewise read timestamps back `::text`.
  * The caller keeps tenancy explicit: organization ids are parameters like any other.
  */
-export function rawQuery(db: Queryable, text: string, params: Array<string | null>): PromiseLike<RawRows> {
+export function rawQuery(db: Queryable, text: string, params: Array<string | null>, prepare = true): PromiseLike<RawRows> {
   const client = (db as unknown as { session: { client: PostgresJsClient | PgliteClient } }).session.client;
-  if ("unsafe" in client) return client.unsafe(text, params, { prepare: true });
+  if ("unsafe" in client) return client.unsafe(text, params, { prepare });
   return client.query(text, params).then((r) => r.rows);
+}
+
+const dialect = new PgDialect();
+/** Texts sendQuery has prepared (see there). */
+const builtTexts = new Set<string>();
+const BUILT_TEXTS_MAX = 128;
+
+/** A statement built with drizzle's `sql` as its text and parameters (what rawQuery and sendQuery send). */
+export function queryOf(query: SQL): { text: string; params: Array<string | null> } {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  // drizzle's parameters as the driver takes them (strings, numbers, booleans): passed through as drizzle passes them
+  return { text, params: params as Array<string | null> };
+}
+
+/**
+ * A statement sent as rawQuery sends one, on its way when this returns (a transaction's statements pipelined in
+ * order, pipelinedTransaction), where drizzle's lazy execute would go after those sent behind it; and prepared,
+ * where drizzle sends parameters unprepared (Parse and Describe, a round trip, then Bind and Execute, and the
+ * database plans it again), for the first BUILT_TEXTS_MAX texts of the process, unprepared after: a text built
+ * from an organization's rows (its meters) is one per set of them, and each prepared text is a statement on every
+ * connection, so no organization's meters can grow the server's memory.
+ */
+export function sendQuery(db: Queryable, query: { text: string; params: Array<string | null> }): Promise<RawRows> {
+  let prepare = builtTexts.has(query.text);
+  if (!prepare && builtTexts.size < BUILT_TEXTS_MAX) {
+    builtTexts.add(query.text);
+    prepare = true;
+  }
+  return sent(rawQuery(db, query.text, query.params, prepare));
+}
+
+/** sendQuery of a statement built with drizzle's `sql`. */
+export const sendBuilt = (db: Queryable, query: SQL): Promise<RawRows> => sendQuery(db, queryOf(query));
+
+/**
+ * A rawQuery on its way now: postgres.js sends a query once something waits for it, in the order they began
+ * waiting, so a statement held unawaited would go behind those awaited after it (a COMMIT among them).
+ */
+export function sent<T>(query: PromiseLike<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => query.then(resolve, reject));
 }
 
 /**
@@ -100,7 +140,9 @@ export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => P
   const isOpen = () => state === "open";
   const isEnded = () => state === "ended";
   let handle: Queryable | undefined;
-  const run = (text: string, params: Array<string | null>) => conn.unsafe<RawRows>(text, params, { prepare: true });
+  // each statement on its way when called (execute()), not once awaited: a statement sent after first() through
+  // `db` (sendBuilt, a facts read) goes behind it on the wire, whatever the promise machinery's microtasks do
+  const run = (text: string, params: Array<string | null>) => conn.unsafe<RawRows>(text, params, { prepare: true }).execute();
   try {
     const result = await fn({
       get db() {
@@ -112,7 +154,7 @@ export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => P
       async first(text, params) {
         if (state !== "idle") throw new Error("pipelinedTransaction: first() is the first statement");
         state = "open";
-        const [begin, rows] = await Promise.allSettled([conn.unsafe("begin"), run(text, params)]);
+        const [begin, rows] = await Promise.allSettled([conn.unsafe("begin").execute(), run(text, params)]);
         if (begin.status === "rejected") throw begin.reason;
         if (rows.status === "rejected") throw rows.reason;
         return rows.value;
@@ -122,7 +164,7 @@ export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => P
         state = "ended";
         // a failed statement aborts the transaction: the COMMIT behind it answers ROLLBACK
         // (both are awaited before the connection goes back to the pool)
-        const [rows, commit] = await Promise.allSettled([run(text, params), conn.unsafe("commit")]);
+        const [rows, commit] = await Promise.allSettled([run(text, params), conn.unsafe("commit").execute()]);
         if (rows.status === "rejected") throw rows.reason;
         if (commit.status === "rejected") throw commit.reason;
         if (commit.value.command !== "COMMIT") throw new Error(`pipelinedTransaction: COMMIT answered ${commit.value.command}`);

@@ -3,11 +3,13 @@
 // (billing_reason subscription_cycle, charged to the saved card), the units billed count as the period's credit from
 // then on (the next month starts from its own credits), a month within its credits bills nothing, and the yearly
 // renewal bills only what no monthly order billed, its line naming the units billed monthly. A credit_only price has
-// no monthly order.
+// no monthly order. A monthly order the card declines leaves the subscription past due and in dunning: retried on
+// the dunning schedule as the clock moves, canceled when the last retry fails.
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
 import { describe, expect, it } from "vitest";
+import { rawRequest } from "../helpers/api.js";
 import { subscribeThroughCheckout } from "../helpers/checkout.js";
-import { clockFixture } from "./test-clock-fixtures.js";
+import { clockFixture, DAY } from "./test-clock-fixtures.js";
 
 const fx = clockFixture();
 let n = 0;
@@ -102,4 +104,39 @@ describe("monthly credits on a yearly plan", () => {
     expect(await orders(sub.id)).toHaveLength(1);
     expect(await meterState(sub.customerId, meter)).toMatchObject({ credited: 200, consumed: 150 });
   });
+
+  it("a declined monthly order puts the subscription past due and duns it", async () => {
+    const meter = await computeMeter();
+    const plan = await yearlyPlan(meter);
+    const sub = await subscribeThroughCheckout(fx.server, fx.sdk, plan.productId, "monthly-overage-3");
+    // the customer makes a card whose charges fail its default, in the portal
+    const { token } = await fx.sdk.customerSessions.create({ customerId: sub.customerId });
+    const portal = (method: string, path: string, body?: unknown) => rawRequest(fx.server.url, token, method, `/v1/customer-portal${path}`, body);
+    const card = await portal("POST", "/customers/me/payment-methods/test-card", { number: "4000 0000 0000 0341", exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: "123" });
+    expect(card.status).toBe(200);
+    const added = await portal("POST", "/customers/me/payment-methods", { confirmation_token_id: card.body.confirmation_token_id, set_default: true, return_url: "https://example.com/" });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    await ingest(meter, sub.customerId, 150);
+    await toMonth(sub.currentPeriodStart, 1);
+    const list = await orders(sub.id);
+    expect(list).toHaveLength(2);
+    expect(list[1]).toMatchObject({ reason: "subscription_cycle", status: "pending", net: 500 });
+    expect((await fx.sdk.subscriptions.get({ id: sub.id })).status).toBe("past_due");
+    // dunning: retried 3 days after the failure (declined again: still past due), then after 5 and 7 more
+    const retry = async (days: number) => {
+      const now = Date.parse((await fx.clock()).now);
+      const res = await fx.raw("POST", "/v1/test-clock/advance", { to: new Date(now + days * DAY + 1000).toISOString() });
+      expect(res.status).toBe(200);
+      return res.body.retries;
+    };
+    expect(await retry(3)).toBe(1);
+    expect((await fx.sdk.subscriptions.get({ id: sub.id })).status).toBe("past_due");
+    expect((await orders(sub.id))[1]).toMatchObject({ status: "pending", net: 500 });
+    expect(await retry(5)).toBe(1);
+    expect(await retry(7)).toBe(1);
+    // the last retry failed: the organization's final action (cancel by default) ends the subscription
+    const ended = await fx.sdk.subscriptions.get({ id: sub.id });
+    expect(ended.status).toBe("canceled");
+    expect(ended.endedAt).not.toBeNull();
+  }, 180_000);
 });

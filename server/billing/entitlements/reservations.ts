@@ -5,20 +5,19 @@
 // commit records nothing twice), so a crash between reserve and commit leaves a hold that expires, and one during
 // the commit leaves nothing half done.
 import type { Db, Queryable } from "../../db/client.js";
+import { pipelinedTransaction, sendBuilt } from "../../db/prepared.js";
 import type { ScheduledPass } from "../../tasks/claim.js";
 import { answer } from "../../../shared/entitlements.js";
-import type { CustomerRef } from "../customers/service.js";
-import { orgNow } from "../clock.js";
+import type { Aggregation, Filter } from "../../../shared/meter-filter.js";
+import { nowAtOffset } from "../clock.js";
 import { invalid } from "../errors.js";
 import { isUuid } from "../http.js";
-import { recordUsageEvents } from "../events/service.js";
-import { liveMeterNamed } from "../meters/service.js";
-import { meterDefinition } from "../meters/wire.js";
+import { usageEventFlight } from "../events/usage-events.js";
 import { checkAfterIngest } from "../usage-alerts/coalesce.js";
 import { namedCustomers } from "../usage-alerts/check.js";
 import { debitUsageAfterIngest } from "../wallets/service.js";
 import { reservationNotFound, reservationRefused, reservationSettled } from "./errors.js";
-import { entitlementFacts, liveCustomer } from "./facts.js";
+import { entitlementFacts, type CustomerFacts } from "./facts.js";
 import * as repo from "./reservations-repository.js";
 import { customerRefOf } from "./service.js";
 import { usageEventFor } from "./usage-event.js";
@@ -26,36 +25,47 @@ import { toReservationWire, type ReservationCommitInput, type ReservationCreateI
 
 const NOT_A_METER = "No live meter of this organization is this feature (by id or name): reservations hold a meter's units.";
 
-async function meterOf(db: Queryable, organizationId: string, feature: string, units: number) {
-  const meter = await liveMeterNamed(db, organizationId, feature);
-  if (!meter) throw invalid(["body", "feature"], NOT_A_METER);
-  const plan = usageEventFor(meterDefinition(meter), units, Math.floor(Date.now() / 1000));
-  if ("error" in plan) throw invalid(["body", "feature"], plan.error);
-  return meter;
+/** The usage event a commit of `units` of the meter records, or the 422 saying why the meter takes none. */
+function eventPlan(meter: { filter: unknown; aggregation: unknown }, units: number, at: Array<string | number>) {
+  const plan = usageEventFor({ filter: meter.filter as Filter, aggregation: meter.aggregation as Aggregation }, units, Math.floor(Date.now() / 1000));
+  if ("error" in plan) throw invalid(at, plan.error);
+  return plan;
 }
 
+/**
+ * A hold, in a pipelined transaction (three round trips): BEGIN, the statement finding the meter and the customer
+ * and taking the balance's lock, and the facts' statement behind it (so it reads under the lock: every hold taken
+ * before is counted); the usage the facts measure; the INSERT with the COMMIT.
+ */
 export async function createReservation(db: Db, organizationId: string, input: ReservationCreateInput): Promise<ReservationWire> {
-  const meter = await meterOf(db, organizationId, input.feature, input.units);
-  const row = await db.transaction(async (tx) => {
-    // by id: the lock is the id's (a customer's id is its lower-case uuid), and the facts say whether it is live
-    const customerId = await holderId(tx, organizationId, customerRefOf(input));
-    if (!customerId) throw reservationRefused(answer(null, meter.id, input.units), input.units);
-    // read under the lock (the facts' statement is sent behind the lock's, and runs after it): every hold taken
-    // before it is counted
-    const [, found] = await Promise.all([repo.lockBalance(tx, customerId, meter.id), entitlementFacts(tx, organizationId, { id: customerId }, meter.id)]);
-    const verdict = answer(found?.facts ?? null, meter.id, input.units);
-    if (!found || !verdict.allowed) throw reservationRefused(verdict, input.units);
+  const ref = customerRefOf(input);
+  const byId = "id" in ref;
+  const customerParam = byId ? (isUuid(ref.id) ? ref.id.toLowerCase() : null) : ref.externalId;
+  // the facts of the meter the feature names by id, read in the first round trip (a name: once the id is known)
+  const featureId = isUuid(input.feature) ? input.feature.toLowerCase() : null;
+  const row = await pipelinedTransaction(db, async (ptx) => {
+    const first = ptx.first(byId ? repo.HOLDER_BY_ID : repo.HOLDER_BY_EXTERNAL_ID, [organizationId, customerParam, input.feature]);
+    const early = featureId && customerParam ? entitlementFacts(ptx.db, organizationId, ref, featureId) : null;
+    // both settled before anything else: the facts' read of the usage follows their first statement
+    const [rows, facts] = await Promise.allSettled([first, early]);
+    if (rows.status === "rejected") throw rows.reason;
+    const holder = repo.holderOf(rows.value);
+    if (!holder) throw invalid(["body", "feature"], NOT_A_METER);
+    eventPlan(holder, input.units, ["body", "feature"]);
+    const refused = (f: CustomerFacts | null) => reservationRefused(answer(f?.facts ?? null, holder.meterId, input.units), input.units);
+    if (!holder.customerId) throw refused(null);
+    if (facts.status === "rejected") throw facts.reason;
+    let found = facts.value;
+    // read again by what the lock names: the feature was a name, or the external id moved to another customer
+    if (!found || found.customerId !== holder.customerId || holder.meterId !== featureId) {
+      found = await entitlementFacts(ptx.db, organizationId, { id: holder.customerId }, holder.meterId);
+    }
+    const verdict = answer(found?.facts ?? null, holder.meterId, input.units);
+    if (!found || !verdict.allowed) throw refused(found);
     const now = new Date();
-    return repo.insertReservation(tx, {
-      organizationId,
-      customerId: found.customerId,
-      meterId: meter.id,
-      units: input.units,
-      status: "held",
-      expiresAt: new Date(now.getTime() + input.expires_in * 1000),
-      metadata: input.metadata ?? {},
-      createdAt: now,
-    });
+    const values = { organizationId, customerId: holder.customerId, meterId: holder.meterId, units: input.units, metadata: input.metadata ?? {}, createdAt: now };
+    const [inserted] = await ptx.last(repo.INSERT_HOLD, repo.insertHoldParams({ ...values, expiresAt: new Date(now.getTime() + input.expires_in * 1000) }));
+    return repo.reservationOf(inserted!);
   });
   return toReservationWire(row);
 }
@@ -64,12 +74,6 @@ export async function getReservation(db: Queryable, organizationId: string, id: 
   const row = await repo.findReservation(db, organizationId, id);
   if (!row) throw reservationNotFound();
   return toReservationWire(row);
-}
-
-/** The customer a hold is for: an id as given (no read: the facts read under the lock find it live or not). */
-async function holderId(tx: Queryable, organizationId: string, ref: CustomerRef): Promise<string | null> {
-  if ("id" in ref) return isUuid(ref.id) ? ref.id.toLowerCase() : null;
-  return (await liveCustomer(tx, organizationId, ref))?.id ?? null;
 }
 
 /** The reservation locked for its settlement; an open hold, or a settlement repeating the one made (a retry). */
@@ -87,35 +91,47 @@ export interface UsageLog {
   error(err: unknown, msg: string): void;
 }
 
+/**
+ * A commit, in a pipelined transaction (two round trips): BEGIN, the reservation locked with the balance's lock,
+ * its meter and the clock, and the events' ingest lock and kept meters; then the usage events' INSERT, the
+ * settlement and the COMMIT. The held units become used ones under the balance's lock: a hold reading the balance
+ * meanwhile (the held units, then the usage) would otherwise count them twice and refuse units that are there.
+ */
 export async function commitReservation(db: Db, organizationId: string, id: string, input: ReservationCommitInput, log: UsageLog): Promise<ReservationWire> {
-  const { row, recorded } = await db.transaction(async (tx) => {
-    const hold = await openHold(tx, organizationId, id, (r) => r.status === "committed" && r.usedUnits === input.units);
-    if (hold.done) return { row: hold.row, recorded: 0 };
-    if (input.units > hold.row.units) throw invalid(["body", "units"], `A commit uses at most the units held (${hold.row.units}); reserve more first.`);
-    // the held units become used ones under the balance's lock: a hold reading the balance meanwhile (the held
-    // units, then the usage) would otherwise count them twice and refuse units that are there
-    // the meter and the clock read in the same round trip as the lock (sent behind it)
-    const used = input.units > 0;
-    const [, meter, timestamp] = await Promise.all([
-      repo.lockBalance(tx, hold.row.customerId, hold.row.meterId),
-      used ? liveMeterNamed(tx, organizationId, hold.row.meterId) : undefined,
-      used ? orgNow(tx, organizationId) : undefined,
-    ]);
-    let recorded = 0;
-    if (used && timestamp) {
-      if (!meter) throw invalid(["path", "id"], "This reservation's meter was archived: record the usage as an event.");
-      const plan = usageEventFor(meterDefinition(meter), input.units, Math.floor(Date.now() / 1000));
-      if ("error" in plan) throw invalid(["body", "units"], plan.error);
-      const events = Array.from({ length: plan.count }, (_, n) => ({
-        ...plan.event,
-        customerId: hold.row.customerId,
-        timestamp,
-        externalId: plan.count === 1 ? `reservation:${id}` : `reservation:${id}:${n + 1}`,
-      }));
-      recorded = await recordUsageEvents(tx, organizationId, events);
+  const flight = usageEventFlight(organizationId);
+  const { row, recorded } = await pipelinedTransaction(db, async (ptx) => {
+    const first = ptx.first(repo.LOCK_FOR_COMMIT, [organizationId, id]);
+    const ahead = Promise.all([sendBuilt(ptx.db, flight.lock), sendBuilt(ptx.db, flight.meters)]);
+    const [locked, kept] = await Promise.allSettled([first, ahead]);
+    if (locked.status === "rejected") throw locked.reason;
+    if (kept.status === "rejected") throw kept.reason;
+    const raw = locked.value[0];
+    if (!raw) throw reservationNotFound();
+    const hold = repo.reservationOf(raw);
+    // a retry of the commit made: answered as it was, nothing recorded again
+    if (hold.status === "committed" && hold.usedUnits === input.units) {
+      await ptx.last("SELECT 1", []);
+      return { row: hold, recorded: 0 };
     }
-    const settled = await repo.settleReservation(tx, organizationId, id, { status: "committed", usedUnits: input.units, settledAt: new Date() });
-    return { row: settled, recorded };
+    const status = toReservationWire(hold).status;
+    if (status !== "held") throw reservationSettled(status);
+    if (input.units > hold.units) throw invalid(["body", "units"], `A commit uses at most the units held (${hold.units}); reserve more first.`);
+    const settlement = repo.settleParams(organizationId, id, { status: "committed", usedUnits: input.units, settledAt: new Date() });
+    if (input.units === 0) return { row: repo.reservationOf((await ptx.last(repo.SETTLE, settlement))[0]!), recorded: 0 };
+    if (raw.filter === null || raw.filter === undefined) throw invalid(["path", "id"], "This reservation's meter was archived: record the usage as an event.");
+    const plan = eventPlan({ filter: JSON.parse(String(raw.filter)), aggregation: JSON.parse(String(raw.aggregation)) }, input.units, ["body", "units"]);
+    const timestamp = nowAtOffset(raw.offset_ms === null || raw.offset_ms === undefined ? null : Number(raw.offset_ms));
+    const events = Array.from({ length: plan.count }, (_, n) => ({
+      ...plan.event,
+      customerId: hold.customerId,
+      timestamp,
+      externalId: plan.count === 1 ? `reservation:${id}` : `reservation:${id}:${n + 1}`,
+    }));
+    // sent together: the INSERT, the settlement behind it, the COMMIT (a failed INSERT makes it a ROLLBACK)
+    const [inserted, settled] = await Promise.allSettled([sendBuilt(ptx.db, flight.insert(events, kept.value[1])), ptx.last(repo.SETTLE, settlement)]);
+    if (inserted.status === "rejected") throw inserted.reason;
+    if (settled.status === "rejected") throw settled.reason;
+    return { row: repo.reservationOf(settled.value[0]!), recorded: flight.inserted(inserted.value) };
   });
   if (recorded > 0) await afterUsage(db, organizationId, row.customerId, log);
   return toReservationWire(row);

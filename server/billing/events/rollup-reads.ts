@@ -4,7 +4,8 @@
 // the range, or the hour's rollup minus its events outside. Both sides produce the same partial states (counts
 // and numeric totals add and subtract exactly), so the result equals the scan of events exactly.
 import { and, eq, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
-import { rowsOf as rows, type Queryable } from "../../db/client.js";
+import type { Queryable } from "../../db/client.js";
+import { queryOf, sendQuery } from "../../db/prepared.js";
 import { event, meterRollup, meterRollupValue, meterUsageStamp } from "../../db/schema/index.js";
 import type { AggregationFunction } from "../../../shared/meter-filter.js";
 import { aggregationInputs, combineSql } from "./predicates.js";
@@ -206,18 +207,36 @@ const usageStampSql = (meterId: string, c: { id: string; externalId: string | nu
     FROM meter_rollup_state st WHERE st.meter_id = ${meterId}::uuid AND st.status = 'ready')`;
 
 /**
- * Several totals in one statement, each its meter over its selection (and range), read through the rollups; with
- * each total, the usage stamp its item asked for (`stampOf`), read in the same snapshot.
+ * The statements of recent totals, by what they were built from (plain data: the same items build the same text
+ * and parameters), at most BUILT_LIMIT (oldest first out): a check or a hold reading a customer's period again
+ * builds nothing, and sends it prepared (db/prepared.ts sendQuery).
  */
-export async function rollupTotalsStamped(db: Queryable, organizationId: string, items: RollupTotalItem[]): Promise<Array<{ total: number; stamp: string | null }>> {
-  if (items.length === 0) return [];
+const built = new Map<string, { text: string; params: Array<string | null> }>();
+const BUILT_LIMIT = 500;
+
+function totalsStatement(organizationId: string, items: RollupTotalItem[]): { text: string; params: Array<string | null> } {
+  const key = JSON.stringify([organizationId, items]);
+  const hit = built.get(key);
+  if (hit) return hit;
   const parts = items.map(
     (item, i) =>
       sql`SELECT ${sql.raw(String(i))} AS i, ${finalSql(item.meter.aggregation.func)} AS q, ${
         item.stampOf ? usageStampSql(item.meter.id, item.stampOf) : sql`NULL::text`
       } AS stamp FROM (${partsSql({ organizationId, meter: item.meter, selection: item.selection, range: item.range })}) AS parts`,
   );
-  const result = await rows<{ i: number; q: number | null; stamp: string | null }>(db, sql.join(parts, sql` UNION ALL `));
+  const query = queryOf(sql.join(parts, sql` UNION ALL `));
+  if (built.size >= BUILT_LIMIT) built.delete(built.keys().next().value!);
+  built.set(key, query);
+  return query;
+}
+
+/**
+ * Several totals in one statement, each its meter over its selection (and range), read through the rollups; with
+ * each total, the usage stamp its item asked for (`stampOf`), read in the same snapshot.
+ */
+export async function rollupTotalsStamped(db: Queryable, organizationId: string, items: RollupTotalItem[]): Promise<Array<{ total: number; stamp: string | null }>> {
+  if (items.length === 0) return [];
+  const result = (await sendQuery(db, totalsStatement(organizationId, items))) as Array<{ i: number; q: number | null; stamp: string | null }>;
   const out = items.map(() => ({ total: 0, stamp: null as string | null }));
   for (const r of result) out[Number(r.i)] = { total: r.q ?? 0, stamp: r.stamp ?? null };
   return out;

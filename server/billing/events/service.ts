@@ -9,6 +9,7 @@ import * as rollupReads from "./rollup-reads.js";
 import { cachedRollupTotals } from "./usage-stamps.js";
 import * as rollups from "./rollups.js";
 import * as partitions from "./partitions.js";
+import { usageEventRows, type UsageEventInput } from "./usage-events.js";
 import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } from "./wire.js";
 
 // ---- reads ----------------------------------------------------------------------------------------
@@ -337,32 +338,12 @@ export function consumedOverPeriods(
   return consumed(db, organizationId, items);
 }
 
-/** A usage event another domain records in its own transaction (a reservation's commit). */
-export interface UsageEventInput {
-  name: string;
-  customerId: string;
-  timestamp: Date;
-  metadata: Record<string, string | number | boolean>;
-  /** Makes the event once: a second record with the same external id is skipped. */
-  externalId: string;
-}
-
 /**
  * Records usage events in the caller's transaction as an ingest would (rollups kept, an external id seen before
  * skipped); returns how many were stored.
  */
 export async function recordUsageEvents(tx: Queryable, organizationId: string, events: UsageEventInput[]): Promise<number> {
-  const rows = events.map((e, i) => ({
-    n: i + 1,
-    name: e.name,
-    timestamp: e.timestamp.toISOString(),
-    customer_id: e.customerId.toLowerCase(),
-    external_customer_id: null,
-    external_id: e.externalId,
-    parent_id: null,
-    metadata: e.metadata,
-  }));
-  return (await rollups.insertEventsWithRollups(tx, organizationId, { rows })).inserted;
+  return (await rollups.insertEventsWithRollups(tx, organizationId, { rows: usageEventRows(events) })).inserted;
 }
 
 /** A system event (source "system", Polar's SystemEvent: `balance.dispute`, …) that a money domain records. */
