@@ -85,7 +85,7 @@ export const LAYERS: readonly Layer[] = [
       domain("events", "usage-events.ts"),
       domain("meters"),
       domain("license-keys", "issue.ts"),
-      domain("benefits", "fulfil.ts", "features.ts", "meter-credit.ts"),
+      domain("benefits", "fulfil.ts", "features.ts", "meter-credit.ts", "meter-credit-benefits.ts"),
       domain("benefit-delivery"),
       domain("products", "pricing.ts", "input.ts", "writes.ts", "add-ons.ts"),
       domain("discounts", "input.ts", "amount.ts", "refusal.ts"),
