@@ -73,7 +73,7 @@ describe("add-ons at checkout", () => {
     const priced = updated.body as unknown as CheckoutBody;
     expect([priced.net_amount, priced.tax_amount, priced.total_amount]).toEqual([4100, 820, 4920]);
 
-    // refused with a 422 at the add-on, nothing changed: not offered, unknown (another organization's), outside the seats
+    // refused with a 422 at the add-on, nothing changed: not offered, another organization's, outside the seats
     const foreign = await createSeller(server, "checkout-addons-other");
     const theirs = await foreign.sdk.products.create({ name: "Theirs", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 100, priceCurrency: "eur" }] });
     for (const [addOns, loc] of [

@@ -182,7 +182,9 @@ describe("a subscription's add-ons", () => {
   it("a plan change keeps the add-on change waiting for the renewal (next_period or now); the renewal writes both", async () => {
     const { s, sub, storage } = await subscribed("addons-pending-plan");
     const product = async (name: string, amount: number, addOnIds: string[]) =>
-      (await fx.raw("POST", "/v1/products/", { name, recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: amount, price_currency: "eur" }], add_on_ids: addOnIds }, s)).body.id as string;
+      (await fx.raw("POST", "/v1/products/", {
+        name, recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: amount, price_currency: "eur" }], add_on_ids: addOnIds,
+      }, s)).body.id as string;
     const plus = await product("Team Plus", 3000, [storage.id]);
     const max = await product("Team Max", 4000, [storage.id]);
     const solo = await product("Solo", 1000, []);

@@ -43,7 +43,7 @@ const origin = z
 const ipAddress = z.string().refine((v) => isIP(v) !== 0, "value is not a valid IPv4 or IPv6 address");
 const amount = z.int({ message: "Input should be a valid integer" }).min(0).max(MAXIMUM_AMOUNT);
 const seats = z.int({ message: "Input should be a valid integer" }).min(1).max(MAXIMUM_SEATS);
-/** till's own: the add-ons bought with the subscription product, each a product it offers and its quantity (or seats). */
+/** till's own: the add-ons bought with the subscription product, each a product it offers and its quantity (seats). */
 const addOns = z
   .array(z.object({ product_id: uuid, quantity: z.int({ message: "Input should be a valid integer" }).min(1).max(MAX_ADD_ON_QUANTITY).default(1) }))
   .max(MAX_ADD_ONS);

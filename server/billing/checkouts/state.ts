@@ -34,7 +34,7 @@ async function productsById(db: Queryable, organizationId: string, ids: string[]
   }
 }
 
-/** The products the offered products offer as add-ons; none read (undefined) when none offers any: the usual checkout. */
+/** The products the offered products offer as add-ons; none read (undefined) when none offers any (the usual case). */
 export async function loadAddOnProducts(db: Queryable, organizationId: string, products: Iterable<ProductWire>, baseURL: string): Promise<Map<string, ProductWire> | undefined> {
   const ids = [...new Set([...products].flatMap((p) => p.add_on_ids))];
   return ids.length ? loadProducts(db, organizationId, ids, baseURL) : undefined;

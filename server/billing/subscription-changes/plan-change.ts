@@ -68,7 +68,7 @@ export async function changeTerms(
   if (productId !== row.productId) {
     product = (await loadProducts(tx, organizationId, [productId], baseURL)).get(productId);
     if (!product) throw invalid(["body", "product_id"], "Product does not exist.");
-    // the add-ons stay (and those a pending change will write): the new product must offer each (remove the others first)
+    // the add-ons stay (and those a pending change writes): the new product must offer each (remove the others first)
     const offered = new Set(product.add_on_ids);
     if ([...row.addOns, ...(row.pendingUpdate?.addOns ?? [])].some((a) => !offered.has(a.productId))) {
       throw invalid(["body", "product_id"], "The product does not offer every add-on of the subscription: remove those add-ons first.");
@@ -149,6 +149,9 @@ export async function changeTerms(
   };
 }
 
+/** The row's prices and interval, as a pending change records them. */
+const termsOf = (row: SubscriptionRow) => ({ priceIds: row.priceIds, recurringInterval: row.recurringInterval, recurringIntervalCount: row.recurringIntervalCount });
+
 /** Trialing until `trialEnd` (a future date): the current period runs until then, nothing is billed before. */
 function trial(row: SubscriptionRow, now: Date, trialEnd: Date): Change["patch"] {
   const bad = (msg: string) => invalid(["body", "trial_end"], msg);
@@ -194,7 +197,7 @@ export async function seats(
       seats: u.seats,
       amount: priced.amount,
       prorationBehavior: behavior,
-      ...(row.pendingUpdate ? { pendingUpdate: pendingAfterChange(row, now, { priceIds: row.priceIds, amount: priced.amount, recurringInterval: row.recurringInterval, recurringIntervalCount: row.recurringIntervalCount }) } : {}),
+      ...(row.pendingUpdate ? { pendingUpdate: pendingAfterChange(row, now, { ...termsOf(row), amount: priced.amount }) } : {}),
     },
     events: [],
     ...(row.status === "active"

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { t } from "../i18n/intl.js";
 import type { AddOnChoice, Checkout } from "../checkout-api.js";
+import { CheckboxField } from "../ui.js";
 import { fieldId, priceText } from "./model.js";
 
 export function AddOns({ checkout, onChange }: { checkout: Checkout; onChange: (addOns: AddOnChoice[]) => void }) {
@@ -23,19 +24,18 @@ export function AddOns({ checkout, onChange }: { checkout: Checkout; onChange: (
         const set = (n: number) => send(new Map(chosen).set(p.id, Math.max(1, n)));
         return (
           <div key={p.id} className="add-on">
-            <label>
-              <input
-                type="checkbox"
-                checked={quantity !== undefined}
-                onChange={(e) => {
-                  const next = new Map(chosen);
-                  if (e.target.checked) next.set(p.id, 1);
-                  else next.delete(p.id);
-                  send(next);
-                }}
-              />{" "}
-              {p.name} {price && <span className="hint">{priceText(price, p)}</span>}
-            </label>
+            <CheckboxField
+              id={fieldId(`add-on-check-${p.id}`)}
+              label={p.name}
+              hint={price ? priceText(price, p) : undefined}
+              checked={quantity !== undefined}
+              onChange={(e) => {
+                const next = new Map(chosen);
+                if (e.target.checked) next.set(p.id, 1);
+                else next.delete(p.id);
+                send(next);
+              }}
+            />
             {quantity !== undefined && price && price.amount_type !== "free" && (
               <div className="stepper">
                 <button type="button" aria-label={t("addOns.less", { name: p.name })} disabled={quantity <= 1} onClick={() => set(quantity - 1)}>
