@@ -3,8 +3,8 @@
 // uncancel keeps it, revoke ends it now and revokes its benefits (DELETE, or PATCH revoke with a reason; asks first,
 // --yes in scripts). update makes one kind of change per request, as the API does: the product and/or the discount
 // (and a trial end), or the seats, or the add-ons, or the end of the current billing period; at a terminal it shows
-// the change's preview first (subscriptions-preview.ts). A change that waits for the period's end (`--proration next_period`, or
-// the organization's plan settings) shows as pending; cancel-change drops it.
+// the change's preview first (subscriptions-preview.ts). A change that waits for the period's end
+// (`--proration next_period`, or the organization's plan settings) shows as pending; cancel-change drops it.
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
