@@ -26,6 +26,8 @@ export interface WireProduct {
   created_at: string;
   prices: WirePrice[];
   benefits: { id: string; type: string; description: string }[];
+  /** till's own: the products offered as add-ons of this one. */
+  add_on_ids?: string[];
 }
 
 const VISIBILITIES = ["public", "private", "draft"] as const;
@@ -49,6 +51,7 @@ function productRecord(p: WireProduct) {
     ...(p.is_recurring ? [{ label: "Trial", value: trialOf(p) }] : []),
     { label: "Visibility", value: p.visibility },
     { label: "Archived", value: p.is_archived ? "yes" : "no" },
+    ...(p.add_on_ids?.length ? [{ label: "Add-ons", value: p.add_on_ids.join(", ") }] : []),
     { label: "Benefits", value: p.benefits.map((b) => `${b.description} (${b.type}, ${b.id})`).join("; ") || "none" },
     { label: "Metadata", value: describeMetadata(p.metadata) },
     { label: "Created", value: day(p.created_at) },
@@ -139,7 +142,7 @@ async function create(ctx: Context, opts: ProductFlags, [name = ""]: string[]) {
   );
 }
 
-async function update(ctx: Context, opts: ProductFlags & { name?: string }, [id = ""]: string[]) {
+async function update(ctx: Context, opts: ProductFlags & { name?: string; addOn?: string[] }, [id = ""]: string[]) {
   if (opts.intervalCount !== undefined && !opts.recurring) throw new UsageError("--interval-count: only with --recurring <interval>");
   const body = changes(
     {
@@ -151,8 +154,9 @@ async function update(ctx: Context, opts: ProductFlags & { name?: string }, [id 
       ...trialFields(opts.trial),
       metadata: opts.metadata,
       prices: pricesFromFlags(opts),
+      add_on_ids: opts.addOn ? opts.addOn.filter((x) => x !== "none") : undefined,
     },
-    "--name, --description, a price flag, --recurring, --trial, --visibility, --metadata or --benefit",
+    "--name, --description, a price flag, --recurring, --trial, --visibility, --metadata, --add-on or --benefit",
     opts.benefit !== undefined,
   );
   const client = v1(ctx);
@@ -171,8 +175,8 @@ async function archive(ctx: Context, _opts: object, [id = ""]: string[]) {
   ctx.out.done(product, `Archived product ${product.name} (${product.id}): it can no longer be bought; existing customers keep it.`);
 }
 
-/** `--benefit none` empties the list on update, so the parser lets "none" through. */
-const benefitOrNone = repeatable((value: string, previous: string[] = []) => (value.trim() === "none" ? [...previous, "none"] : collectId(value, previous)));
+/** `--benefit none` (and `--add-on none`) empties the list on update, so the parser lets "none" through. */
+const idOrNone = repeatable((value: string, previous: string[] = []) => (value.trim() === "none" ? [...previous, "none"] : collectId(value, previous)));
 
 function productOptions(cmd: Command): Command {
   return cmd
@@ -249,7 +253,8 @@ export function register(program: Command): void {
     ),
     "replace the prices with",
   )
-    .option("--benefit <id>", "the product's benefits, repeatable; replaces the current ones (none removes all)", benefitOrNone)
+    .option("--benefit <id>", "the product's benefits, repeatable; replaces the current ones (none removes all)", idOrNone)
+    .option("--add-on <id>", "a product offered as an add-on of this one (same interval), repeatable; replaces the current ones (none removes all)", idOrNone)
     .addHelpText(
       "after",
       examples([
@@ -257,7 +262,9 @@ export function register(program: Command): void {
         "till products update <id> --price 2499",
         "till products update <id> --trial none",
         "till products update <id> --benefit <benefit-id> --benefit <benefit-id>",
-      ]) + "\nPrices given replace the current ones (those are archived: existing subscriptions keep them).\n",
+        "till products update <id> --add-on <product-id> --add-on <product-id>",
+      ]) + "\nPrices given replace the current ones (those are archived: existing subscriptions keep them).\n" +
+        "Add-ons are bought with the product at checkout and added to its subscriptions later (`till subscriptions update --add-on`).\n",
     )
     .action(withContext(update));
 

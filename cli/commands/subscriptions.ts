@@ -2,9 +2,9 @@
 // made by paid checkouts). cancel ends a subscription at the end of its period (PATCH cancel_at_period_end),
 // uncancel keeps it, revoke ends it now and revokes its benefits (DELETE, or PATCH revoke with a reason; asks first,
 // --yes in scripts). update makes one kind of change per request, as the API does: the product and/or the discount
-// (and a trial end), or the seats, or the end of the current billing period; at a terminal it shows the change's
-// preview first (subscriptions-preview.ts). A change that waits for the period's end (`--proration next_period`, or
-// the organization's plan settings) shows as pending; cancel-change drops it.
+// (and a trial end), or the seats, or the add-ons, or the end of the current billing period; at a terminal it shows
+// the change's preview first (subscriptions-preview.ts). A change that waits for the period's end
+// (`--proration next_period`, or the organization's plan settings) shows as pending; cancel-change drops it.
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
@@ -14,6 +14,7 @@ import { UsageError } from "../errors.js";
 import { oneOf, parseDateTime, parseCustomer, parseId, parsePositive, type MetadataValue } from "../flags.js";
 import { customerIdOf } from "./customers.js";
 import { confirmUpdate, previewCommand, upcomingCommand } from "./subscriptions-preview.js";
+import { addOnItems, addOnOptions, describeItems, hasAddOnFlags, type AddOnFlags, type WireItem } from "./subscriptions-add-ons.js";
 import { day, describeInterval, describeMetadata, listOptions, exportRows, listResource, money, type ListOptions } from "../resources.js";
 import { CANCELLATION_REASONS } from "../../shared/cancellation-reasons.js";
 
@@ -46,13 +47,16 @@ export interface WireSubscription {
   customer: { id: string; email: string; name: string | null };
   product: { id: string; name: string };
   discount: { id: string; name: string; code: string | null } | null;
-  /** The change waiting for the period's end (next_period). */
-  pending_update?: { id: string; applies_at: string; product_id: string | null; seats: number | null } | null;
+  /** till's own: the add-ons billed with the product. */
+  items?: WireItem[];
+  /** The change waiting for the period's end (next_period); `items`: the add-ons it writes. */
+  pending_update?: { id: string; applies_at: string; product_id: string | null; seats: number | null; items?: Array<{ product_id: string; quantity: number }> | null } | null;
 }
 
 /** "product <id> on 2025-03-01", "12 seats on 2025-03-01". */
 function describePending(p: NonNullable<WireSubscription["pending_update"]>): string {
-  const what = [p.product_id ? `product ${p.product_id}` : "", p.seats !== null ? `${p.seats} seats` : ""].filter(Boolean).join(", ");
+  const addOns = p.items ? (p.items.length ? `add-ons ${p.items.map((i) => `${i.product_id} × ${i.quantity}`).join(", ")}` : "no add-ons") : "";
+  const what = [p.product_id ? `product ${p.product_id}` : "", p.seats !== null ? `${p.seats} seats` : "", addOns].filter(Boolean).join(", ");
   return `${what} on ${day(p.applies_at)}`;
 }
 
@@ -76,6 +80,7 @@ function subscriptionFields(s: WireSubscription) {
     { label: "Product", value: `${s.product.name} (${s.product_id})` },
     { label: "Amount", value: describeAmount(s) },
     ...(s.seats != null ? [{ label: "Seats", value: String(s.seats) }] : []),
+    ...(s.items?.length ? [{ label: "Add-ons", value: describeItems(s.items, s.currency) }] : []),
     ...(s.discount ? [{ label: "Discount", value: `${s.discount.name}${s.discount.code ? ` (${s.discount.code})` : ""}, ${s.discount.id}` }] : []),
     { label: "Current period", value: `${day(s.current_period_start)} to ${day(s.current_period_end)}` },
     ...(renews ? [{ label: "Renews", value: day(s.current_period_end) }] : []),
@@ -173,7 +178,7 @@ async function revoke(ctx: Context, opts: Reasoned & { yes?: boolean }, [id = ""
   ctx.out.done(s, `Revoked subscription ${s.id} (${s.customer.email}, ${s.product.name}): ended now, benefits revoked.`);
 }
 
-interface UpdateFlags {
+interface UpdateFlags extends AddOnFlags {
   product?: string;
   discount?: string;
   trialEnd?: string;
@@ -189,14 +194,16 @@ function updateBody(o: UpdateFlags): Record<string, unknown> {
       ? ["--product", "--discount", "--trial-end"].filter((_, i) => [o.product, o.discount, o.trialEnd][i] !== undefined).join(", ")
       : "",
     o.seats !== undefined ? "--seats" : "",
+    hasAddOnFlags(o) ? "--add-on, --remove-add-on" : "",
     o.billingPeriodEnd !== undefined ? "--billing-period-end" : "",
   ].filter(Boolean);
-  if (kinds.length === 0) throw new UsageError("nothing to update: pass --product, --discount, --trial-end, --seats or --billing-period-end");
+  if (kinds.length === 0) throw new UsageError("nothing to update: pass --product, --discount, --trial-end, --seats, --add-on, --remove-add-on or --billing-period-end");
   if (kinds.length > 1) {
     throw new UsageError(`${kinds.join(" and ")}: one kind of change per update (the API applies one at a time); run update once for each`);
   }
-  if (o.proration !== undefined && o.product === undefined && o.seats === undefined) throw new UsageError("--proration: only with --product or --seats");
+  if (o.proration !== undefined && o.product === undefined && o.seats === undefined && !hasAddOnFlags(o)) throw new UsageError("--proration: only with --product, --seats or add-ons");
   if (o.seats !== undefined) return { seats: o.seats, proration_behavior: o.proration };
+  if (hasAddOnFlags(o)) return { proration_behavior: o.proration };
   if (o.billingPeriodEnd !== undefined) return { current_billing_period_end: o.billingPeriodEnd };
   return {
     product_id: o.product,
@@ -206,14 +213,21 @@ function updateBody(o: UpdateFlags): Record<string, unknown> {
   };
 }
 
+/** The PATCH body of the flags; add-on flags are applied to the set the subscription holds (the API takes it whole). */
+async function changeBody(ctx: Context, id: string, o: UpdateFlags): Promise<Record<string, unknown>> {
+  const body = updateBody(o);
+  return hasAddOnFlags(o) ? { items: await addOnItems(ctx, id, o), ...body } : body;
+}
+
 async function update(ctx: Context, opts: UpdateFlags & { yes?: boolean }, [id = ""]: string[]) {
-  const body = await confirmUpdate(ctx, id, updateBody(opts), opts.yes);
+  const body = await confirmUpdate(ctx, id, await changeBody(ctx, id, opts), opts.yes);
   const s = await ctx.out.loading("Updating subscription", v1(ctx).send<WireSubscription>("PATCH", path(id), body));
   const what = [
     opts.product !== undefined ? `product ${s.product.name}` : "",
     opts.discount !== undefined ? (s.discount ? `discount ${s.discount.name}` : "no discount") : "",
     opts.trialEnd !== undefined ? `trialing until ${day(s.trial_end)}` : "",
     opts.seats !== undefined ? `${s.seats ?? opts.seats} seats` : "",
+    hasAddOnFlags(opts) ? `add-ons ${describeItems(s.items, s.currency)}` : "",
     opts.billingPeriodEnd !== undefined ? `period ends ${day(s.current_period_end)}` : "",
   ].filter(Boolean);
   const pending = s.pending_update ? ` Waits for the period's end: ${describePending(s.pending_update)} (\`till subscriptions cancel-change ${s.id}\` drops it).` : "";
@@ -227,13 +241,13 @@ async function cancelChange(ctx: Context, _opts: object, [id = ""]: string[]) {
 
 /** The flags of a change, shared by update and preview. */
 function updateOptions(cmd: Command): Command {
-  return cmd
+  return addOnOptions(cmd)
     .option("--product <id>", "move to this product (its price replaces the current one)", parseId)
     .option("--discount <id>", "apply this discount (none removes the current one)", discountOrNone)
     .option("--trial-end <date>", "trialing until this date (an active or trialing subscription)", parseDateTime)
     .option("--seats <n>", "the number of seats (seat-based prices)", parsePositive)
     .option("--billing-period-end <date>", "move the end of the current period", parseDateTime)
-    .option("--proration <behavior>", `with --product or --seats: ${PRORATION_BEHAVIORS.join(", ")} (default: the organization's setting)`, oneOf(PRORATION_BEHAVIORS));
+    .option("--proration <behavior>", `with --product, --seats or add-ons: ${PRORATION_BEHAVIORS.join(", ")} (default: the organization's setting)`, oneOf(PRORATION_BEHAVIORS));
 }
 
 const discountOrNone = (value: string) => (value.trim().toLowerCase() === "none" ? "none" : parseId(value));
@@ -319,7 +333,7 @@ export function register(program: Command): void {
   updateOptions(
     subscriptions
       .command("update")
-      .description("change the product, discount, trial, seats or billing period (one kind of change at a time)")
+      .description("change the product, discount, trial, seats, add-ons or billing period (one kind of change at a time)")
       .argument("<id>", "the subscription's id", parseId),
   )
     .option("-y, --yes", "at a terminal, make the change without showing its preview and asking")
@@ -331,8 +345,10 @@ export function register(program: Command): void {
         "till subscriptions update <id> --discount <id>",
         "till subscriptions update <id> --discount none",
         "till subscriptions update <id> --seats 12",
+        "till subscriptions update <id> --add-on <product id>=3 --remove-add-on <product id> --proration invoice",
         "till subscriptions update <id> --trial-end 2030-01-31",
-      ]) + "\n--product, --discount and --trial-end may go together; --seats and --billing-period-end each go alone.\n" +
+      ]) + "\n--product, --discount and --trial-end may go together; --seats, the add-on flags and --billing-period-end each go alone.\n" +
+        "--add-on <product>=<qty> adds an add-on of the subscription's product or sets its quantity (1 without =qty).\n" +
         "--proration next_period waits for the period's end (shown as the pending change; cancel-change drops it).\n" +
         "At a terminal it prints what the change bills (now and at the next renewal) and asks first; --yes does not ask.\n",
     )
@@ -345,7 +361,7 @@ export function register(program: Command): void {
       .argument("<id>", "the subscription's id", parseId),
   )
     .addHelpText("after", examples(["till subscriptions preview <id> --product <id> --proration invoice", "till subscriptions preview <id> --seats 12 --json"]))
-    .action(withContext((ctx: Context, opts: UpdateFlags, [id = ""]: string[]) => previewCommand(ctx, id, updateBody(opts))));
+    .action(withContext(async (ctx: Context, opts: UpdateFlags, [id = ""]: string[]) => previewCommand(ctx, id, await changeBody(ctx, id, opts))));
 
   subscriptions
     .command("upcoming")

@@ -179,6 +179,36 @@ describe("a subscription's add-ons", () => {
     expect(after.pending_update).toBeNull();
   });
 
+  it("a plan change keeps the add-on change waiting for the renewal (next_period or now); the renewal writes both", async () => {
+    const { s, sub, storage } = await subscribed("addons-pending-plan");
+    const product = async (name: string, amount: number, addOnIds: string[]) =>
+      (await fx.raw("POST", "/v1/products/", {
+        name, recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: amount, price_currency: "eur" }], add_on_ids: addOnIds,
+      }, s)).body.id as string;
+    const plus = await product("Team Plus", 3000, [storage.id]);
+    const max = await product("Team Max", 4000, [storage.id]);
+    const solo = await product("Solo", 1000, []);
+    expect((await patch(s, sub.id, { items: [{ product_id: storage.id, quantity: 2 }], proration_behavior: "next_period" })).status).toBe(200);
+    // a product that does not offer the waiting add-on is refused
+    expect((await patch(s, sub.id, { product_id: solo, proration_behavior: "next_period" })).status).toBe(422);
+    const waiting = await patch(s, sub.id, { product_id: plus, proration_behavior: "next_period" });
+    expect(waiting.status).toBe(200);
+    expect((waiting.body.pending_update as { product_id?: string } | null)?.product_id).toBe(plus);
+    const pending = await fx.raw("GET", `/v1/subscriptions/${sub.id}/upcoming`, undefined, s);
+    expect((pending.body as unknown as Draft).items.map((i) => [i.label, i.amount])).toEqual([["Team Plus", 3000], ["Storage × 2", 1000]]);
+    // applied now, the product change leaves the add-ons waiting
+    const now = await patch(s, sub.id, { product_id: max, proration_behavior: "invoice" });
+    expect(now.status).toBe(200);
+    expect(now.body.product_id).toBe(max);
+    expect(now.body.items).toEqual([]);
+    expect(now.body.pending_update).not.toBeNull();
+    await fx.renew(sub.id, s);
+    const after = (await fx.raw("GET", `/v1/subscriptions/${sub.id}`, undefined, s)).body as { product_id: string; items: Item[]; pending_update: unknown };
+    expect([after.product_id, after.items.map((i) => i.quantity), after.pending_update]).toEqual([max, [2], null]);
+    const cycle = (await fx.ordersOf(sub.id, s)).find((o) => o.billingReason === "subscription_cycle");
+    expect(cycle?.subtotalAmount).toBe(4000 + 1000);
+  });
+
   it("refuses a product the base does not offer, a quantity outside the seats, and a canceled subscription", async () => {
     const { s, sub, support, yearly } = await subscribed("addons-refused");
     expect((await patch(s, sub.id, { items: [{ product_id: yearly.id }] })).status).toBe(422);

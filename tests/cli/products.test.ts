@@ -239,7 +239,7 @@ describe("till products: refused input", () => {
     expect(id.exitCode).toBe(2);
     expect(id.stderr).toBe("error: command-argument value 'not-an-id' is invalid for argument 'id'. expected an id (a UUID such as 0b5c1d2e-…), see the list command.\n");
     expect(nothing.exitCode).toBe(2);
-    expect(nothing.stderr).toBe("error: nothing to update: pass --name, --description, a price flag, --recurring, --trial, --visibility, --metadata or --benefit\n");
+    expect(nothing.stderr).toBe("error: nothing to update: pass --name, --description, a price flag, --recurring, --trial, --visibility, --metadata, --add-on or --benefit\n");
   });
 
   it("the server's refusals in the user's words: unknown product (404, exit 1), an amount below its minimum (422: the flag, as money, exit 2), " +

@@ -53,7 +53,7 @@ describe("till subscriptions preview and upcoming", () => {
     expect(ok(await fx.run(["subscriptions", "upcoming", id])).stdout).toContain(`Next renewal of ${id}, ${before.currentPeriodEnd?.toISOString().slice(0, 10)}:\n`);
 
     const bad = await fx.run(["subscriptions", "preview", id]);
-    expect([bad.exitCode, bad.stderr]).toEqual([2, "error: nothing to update: pass --product, --discount, --trial-end, --seats or --billing-period-end\n"]);
+    expect([bad.exitCode, bad.stderr]).toEqual([2, "error: nothing to update: pass --product, --discount, --trial-end, --seats, --add-on, --remove-add-on or --billing-period-end\n"]);
     const foreign = await fx.run(["subscriptions", "upcoming", "00000000-0000-4000-8000-000000000000"]);
     expect(foreign.exitCode).toBe(1);
   });

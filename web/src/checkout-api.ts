@@ -68,6 +68,12 @@ export interface Address {
   country: string;
 }
 
+/** till's own: an add-on chosen with the product (its quantity: units, or seats for a seat-based price). */
+export interface AddOnChoice {
+  product_id: string;
+  quantity: number;
+}
+
 export interface Checkout {
   id: string;
   status: "open" | "expired" | "confirmed" | "succeeded" | "failed";
@@ -110,6 +116,9 @@ export interface Checkout {
   billing_address_fields: Record<"country" | "state" | "city" | "postal_code" | "line1" | "line2", FieldMode>;
   products: CheckoutProduct[];
   product: CheckoutProduct | null;
+  /** till's: the add-ons the product offers, and those chosen (each with its amount per period). */
+  available_add_ons?: CheckoutProduct[];
+  add_ons?: Array<AddOnChoice & { amount: number; name: string | null }>;
   product_price: Price | null;
   discount: { name: string; code: string | null; type: string; duration: string; duration_in_months?: number; basis_points?: number; amount?: number } | null;
   attached_custom_fields: { custom_field: CustomField; order: number; required: boolean }[];

@@ -17,6 +17,7 @@ import type { PriceWire } from "../products/wire.js";
 import { loadProducts, productOrganizations } from "../products/service.js";
 import type { CheckoutCreateInput } from "./input.js";
 import { applyPatch } from "./patch.js";
+import { loadAddOnProducts } from "./state.js";
 import { assertMinimumCharge } from "./minimum.js";
 import { applyTax } from "./tax.js";
 import { defaultPrice, isFree } from "../products/pricing.js";
@@ -109,6 +110,7 @@ function newCheckoutRow(organizationId: string, input: CheckoutCreateInput, open
     customerMetadata: {},
     customFieldData: {},
     purchaseOrder: null,
+    addOns: [],
     metadata: {},
     createdAt: opened.now,
     modifiedAt: null,
@@ -172,6 +174,7 @@ export async function createCheckout(
   const view = await db.transaction(async (tx) => {
     const products = ids.flatMap((id) => loaded.get(id) ?? []);
     const product = products[0] ?? null;
+    const addOnProducts = await loadAddOnProducts(tx, organizationId, products, baseURL);
     const draft = newCheckoutRow(organizationId, input, { ids, customer, processor, baseURL, now, ipAddress: ctx.ipAddress });
     const initial: CheckoutView = {
       row: draft,
@@ -181,6 +184,7 @@ export async function createCheckout(
       discount: null,
       organization,
       baseURL,
+      ...(addOnProducts ? { addOnProducts } : {}),
     };
     const patched = await applyPatch(tx, initial, input, "create", now);
     const row = patched.row;

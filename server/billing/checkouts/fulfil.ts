@@ -18,7 +18,7 @@ import { orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { invoicePrefix } from "../invoice-numbers/service.js";
 import type { PriceWire } from "../products/wire.js";
 import { newSubscriptionFromCheckout, subscriptionWire } from "../subscriptions/service.js";
-import type { SubscriptionRow } from "../subscriptions/wire.js";
+import type { AddOnEmbeds, SubscriptionRow } from "../subscriptions/wire.js";
 import { confirmationRecord } from "./confirm-retry.js";
 import type { CheckoutConfirmInput } from "./input.js";
 import { fulfilStatement, type FulfilEvent } from "./confirm-sql.js";
@@ -104,14 +104,16 @@ export async function fulfil(
   const recurring = product.is_recurring ? subscriptionTerms(view) : null;
   // a trial charges nothing now: its order is the subscription's start at 0
   const trialing = recurring !== null && row.trialEnd !== null;
-  const sale: Sale = { row, product, price, organization };
+  const sale: Sale = { view, row, product, price, organization };
   const subscription = recurring ? checkoutSubscription(sale, recurring, customerId, trialing, now) : null;
   const order = checkoutOrder(sale, d.discountAmount, subscription, trialing, customerId, now);
   order.row.appliedBalanceAmount = settlement.applied;
   const balanceEntry = settlementEntry(organizationId, settlement, { customerId, currency: row.currency, orderId: order.row.id, subscriptionId: subscription?.id ?? null });
   // credits in proportion to the amount paid count what the order paid before tax (a trial's: its price's amount)
   const credit = { amountPaid: trialing && subscription ? subscription.amount : order.row.netAmount, periodEnd: subscription?.currentPeriodEnd ?? null };
-  const { grants, licenseKeys } = checkoutGrants(product.benefits, { organizationId, customerId, subscriptionId: subscription?.id ?? null, orderId: order.row.id, credit }, now);
+  // a subscription's benefits: its product's and each add-on's, once each
+  const benefitList = [...new Map([...product.benefits, ...row.addOns.flatMap((a) => view.addOnProducts?.get(a.productId)?.benefits ?? [])].map((b) => [b.id, b])).values()];
+  const { grants, licenseKeys } = checkoutGrants(benefitList, { organizationId, customerId, subscriptionId: subscription?.id ?? null, orderId: order.row.id, credit }, now);
   const processorMetadata = processorMetadataOf(row, payment);
   // the customer goes on to the portal from the success page with this session
   const session = newCustomerSession(organizationId, customerId, null, now);
@@ -120,14 +122,15 @@ export async function fulfil(
   const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId, paymentProcessorMetadata: processorMetadata, confirmationHash, modifiedAt: new Date() };
 
   if (subscription && recurring) {
-    const wire = subscriptionWire(subscription, { customer: customerWire, product, discount: discountWire, prices: recurring.prices });
+    const addOns = addOnEmbeds(view);
+    const wire = subscriptionWire(subscription, { customer: customerWire, product, discount: discountWire, prices: recurring.prices, ...(addOns ? { addOns } : {}) });
     event("subscription.created", wire);
     if (subscription.status === "active") event("subscription.active", wire);
   }
   // the invoice number is taken by the statement that inserts the order, which fills it into these events
   const orderData = orderWire(order.row, order.items, { customer: customerWire, product: productSummary(product), discount: discountWire, subscription });
   events.push({ type: "order.created", data: orderData, withInvoiceNumber: true }, { type: "order.paid", data: orderData, withInvoiceNumber: true });
-  const benefits = new Map(product.benefits.map((b) => [b.id, b]));
+  const benefits = new Map(benefitList.map((b) => [b.id, b]));
   for (const g of grants) {
     const b = benefits.get(g.benefitId);
     if (b) event("benefit_grant.created", toBenefitGrantWire(g, b, customer.row));
@@ -160,8 +163,24 @@ export async function fulfil(
   return { view: succeeded, orderId: order.row.id, subscriptionId: subscription?.id ?? null, customerSessionToken: session.token };
 }
 
+/** The chosen add-ons' products and prices, for the subscription's `items` (undefined without add-ons). */
+function addOnEmbeds(view: CheckoutView): AddOnEmbeds | undefined {
+  if (view.row.addOns.length === 0 || !view.addOnProducts) return undefined;
+  const prices = new Map([...view.addOnProducts.values()].flatMap((p) => p.prices.map((x) => [x.id, x] as const)));
+  return { products: view.addOnProducts, prices };
+}
+
+/** "Storage × 3", "Support (2 seats)": an add-on's line, named as the renewals name it. */
+function addOnLabel(view: CheckoutView, a: CheckoutRow["addOns"][number]): string {
+  const product = view.addOnProducts?.get(a.productId);
+  const name = product?.name ?? "Add-on";
+  const seatBased = product?.prices.find((p) => p.id === a.priceId)?.amount_type === "seat_based";
+  return seatBased ? `${name} (${a.quantity} seats)` : a.quantity > 1 ? `${name} × ${a.quantity}` : name;
+}
+
 /** A checkout complete enough to fulfil: its product, price and organization known. */
 interface Sale {
+  view: CheckoutView;
   row: CheckoutRow;
   product: NonNullable<CheckoutView["product"]>;
   price: NonNullable<CheckoutView["price"]>;
@@ -191,6 +210,7 @@ function checkoutSubscription(
     periodEnd: addInterval(now, recurring.interval, recurring.count),
     discountId: row.discountId,
     seats: row.seats,
+    addOns: row.addOns.map((a) => ({ id: randomUUID(), ...a, createdAt: now.toISOString() })),
     metadata: row.metadata,
     customFieldData: row.customFieldData,
     purchaseOrder: row.purchaseOrder,
@@ -200,16 +220,21 @@ function checkoutSubscription(
 
 /** The order a checkout pays, with the tax the checkout showed; a trial's order is the subscription's start at 0. */
 function checkoutOrder(
-  { row, product, price, organization }: Sale,
+  { view, row, product, price, organization }: Sale,
   discountAmount: number,
   subscription: SubscriptionRow | null,
   trialing: boolean,
   customerId: string,
   now: Date,
 ): ReturnType<typeof planOrderFromCheckout> {
-  const subtotal = trialing ? 0 : row.amount;
   const discountValue = trialing ? 0 : discountAmount;
-  const itemAmounts = isStatic(price) ? [subtotal] : [];
+  // the product's line, then one per add-on (a trial's are at 0: nothing is charged before it ends)
+  const lines = [
+    ...(isStatic(price) ? [{ label: product.name, amount: row.amount, productPriceId: price.id, quantity: undefined }] : []),
+    ...row.addOns.map((a) => ({ label: addOnLabel(view, a), amount: a.amount, productPriceId: a.priceId, quantity: a.quantity })),
+  ].map((l) => (trialing ? { ...l, amount: 0 } : l));
+  const itemAmounts = lines.map((l) => l.amount);
+  const subtotal = itemAmounts.reduce((a, b) => a + b, 0);
   // the same tax as the checkout showed (and the payment took), kept per order line
   const tax = checkoutTax(organization, row, price, itemAmounts, discountValue, now);
   return planOrderFromCheckout(
@@ -233,10 +258,9 @@ function checkoutOrder(
       customFieldData: row.customFieldData,
       purchaseOrder: row.purchaseOrder,
       // a subscription's first line covers its first period (a trial's: the trial)
-      items: itemAmounts.map((amount) => ({
-        label: product.name,
-        amount,
-        productPriceId: price.id,
+      items: lines.map(({ quantity, ...line }) => ({
+        ...line,
+        ...(quantity !== undefined ? { quantity } : {}),
         ...(subscription ? { period: { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd } } : {}),
       })),
     },

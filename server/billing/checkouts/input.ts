@@ -7,6 +7,7 @@ import { AddressInput } from "../customers/input.js";
 import { PRESENTMENT_CURRENCIES } from "../discounts/input.js";
 import { emailInput, isUuid, metadataInput } from "../http.js";
 import { INTERVALS } from "../products/wire.js";
+import { MAX_ADD_ONS, MAX_ADD_ON_QUANTITY } from "../products/add-ons.js";
 
 /** Polar's ceiling on amounts (minor units). */
 export const MAXIMUM_AMOUNT = 99_999_999;
@@ -42,6 +43,10 @@ const origin = z
 const ipAddress = z.string().refine((v) => isIP(v) !== 0, "value is not a valid IPv4 or IPv6 address");
 const amount = z.int({ message: "Input should be a valid integer" }).min(0).max(MAXIMUM_AMOUNT);
 const seats = z.int({ message: "Input should be a valid integer" }).min(1).max(MAXIMUM_SEATS);
+/** till's own: the add-ons bought with the subscription product, each a product it offers and its quantity (seats). */
+const addOns = z
+  .array(z.object({ product_id: uuid, quantity: z.int({ message: "Input should be a valid integer" }).min(1).max(MAX_ADD_ON_QUANTITY).default(1) }))
+  .max(MAX_ADD_ONS);
 const customFieldValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]);
 export const customFieldDataInput = z.record(z.string().max(100), customFieldValue);
 
@@ -67,6 +72,7 @@ const choice = {
   product_price_id: uuid.nullish(),
   amount: amount.nullish(),
   seats: seats.nullish(),
+  add_ons: addOns.nullish(),
   custom_field_data: customFieldDataInput.optional(),
 };
 
@@ -85,6 +91,7 @@ export const CheckoutCreateInput = z.object({
   seats: seats.nullish(),
   min_seats: seats.nullish(),
   max_seats: seats.nullish(),
+  add_ons: addOns.nullish(),
   discount_id: uuid.nullish(),
   allow_discount_codes: z.boolean().default(true),
   require_billing_address: z.boolean().default(false),

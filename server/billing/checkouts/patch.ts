@@ -18,6 +18,8 @@ import { customAmountIssue, customDefault, defaultPrice, isMetered, isStatic, pr
 import { findDiscount } from "./state.js";
 import { applyTax } from "./tax.js";
 import { activeTrial, type CheckoutRow, type CheckoutView } from "./wire.js";
+import { addOnAmount, addOnPrice } from "../products/add-ons.js";
+import { MAXIMUM_AMOUNT } from "./input.js";
 
 /** create and seller: bearer token; public and confirm: the customer through the client secret. */
 export type PatchMode = "create" | "seller" | "public" | "confirm";
@@ -107,6 +109,30 @@ function applyAmount(row: CheckoutRow, price: PriceWire, patch: CheckoutPatch, p
     return;
   }
   row.amount = priceAmount(price, {}) ?? 0;
+}
+
+/**
+ * The add-ons chosen with the product (till's own `add_ons`, the whole set), each at its price in the checkout's
+ * currency for its quantity. A product or currency change keeps those the new choice offers and prices them again.
+ */
+function applyAddOns(view: CheckoutView, row: CheckoutRow, product: ProductWire, patch: CheckoutPatch, issues: Issues): void {
+  const explicit = patch.add_ons != null;
+  const requested = patch.add_ons ?? row.addOns.map((a) => ({ product_id: a.productId, quantity: a.quantity }));
+  const next: CheckoutRow["addOns"] = [];
+  requested.forEach((r, i) => {
+    const id = lower(r.product_id);
+    const at = ["add_ons", i, "product_id"];
+    const addOn = product.add_on_ids.includes(id) ? view.addOnProducts?.get(id) : undefined;
+    const price = addOn && !addOn.is_archived ? addOnPrice(addOn, row.currency) : null;
+    // one the new product or currency does not offer is left out; one asked for is refused
+    if (!price) return explicit ? issues.add(at, addOn ? `The add-on has no price in ${row.currency}.` : "The product is not an add-on of the checkout's product.", r.product_id) : undefined;
+    if (next.some((n) => n.productId === id)) return issues.add(at, "An add-on is listed twice.", r.product_id);
+    const priced = addOnAmount(price, r.quantity);
+    if ("refusal" in priced) return issues.add(["add_ons", i, "quantity"], priced.refusal, r.quantity, "value_error", "seats_unavailable");
+    if (priced.amount > MAXIMUM_AMOUNT) return issues.add(["add_ons", i, "quantity"], "The amount for this quantity exceeds the maximum amount.", r.quantity);
+    next.push({ productId: id, priceId: price.id, quantity: r.quantity, amount: priced.amount });
+  });
+  row.addOns = next;
 }
 
 async function chooseDiscount(
@@ -209,6 +235,7 @@ export async function applyPatch(tx: Queryable, view: CheckoutView, patch: Check
   row.productPriceId = price.id;
   row.currency = priceCurrency(price);
   applyAmount(row, price, patch, priceChanged, issues);
+  if (patch.add_ons != null || row.addOns.length > 0) applyAddOns(view, row, product, patch, issues);
 
   let discount = await chooseDiscount(tx, view, patch, mode, { product, price }, now, issues);
   // a product change drops a discount that does not apply to the new choice

@@ -34,6 +34,12 @@ async function productsById(db: Queryable, organizationId: string, ids: string[]
   }
 }
 
+/** The products the offered products offer as add-ons; none read (undefined) when none offers any (the usual case). */
+export async function loadAddOnProducts(db: Queryable, organizationId: string, products: Iterable<ProductWire>, baseURL: string): Promise<Map<string, ProductWire> | undefined> {
+  const ids = [...new Set([...products].flatMap((p) => p.add_on_ids))];
+  return ids.length ? loadProducts(db, organizationId, ids, baseURL) : undefined;
+}
+
 /**
  * `organization`: read it (true), leave it out (false), or the one the caller read already (the same organization's).
  */
@@ -53,7 +59,10 @@ export async function loadViews(db: Queryable, rows: CheckoutRow[], baseURL: str
     const p = r.productId ? products.get(r.productId) : undefined;
     return r.productPriceId && !p?.prices.some((x) => x.id === r.productPriceId) ? [r.productPriceId] : [];
   });
-  const archived = missingPrices.length ? await loadPrices(db, organizationId, missingPrices) : new Map();
+  const [archived, addOnProducts] = await Promise.all([
+    missingPrices.length ? loadPrices(db, organizationId, missingPrices) : new Map<string, never>(),
+    loadAddOnProducts(db, organizationId, products.values(), baseURL),
+  ]);
   return rows.map((row) => {
     const product = row.productId ? (products.get(row.productId) ?? null) : null;
     const price = row.productPriceId ? (product?.prices.find((p) => p.id === row.productPriceId) ?? archived.get(row.productPriceId) ?? null) : null;
@@ -65,6 +74,7 @@ export async function loadViews(db: Queryable, rows: CheckoutRow[], baseURL: str
       discount: row.discountId ? (discountById.get(row.discountId) ?? null) : null,
       organization: organizationWire,
       baseURL,
+      ...(addOnProducts ? { addOnProducts } : {}),
     };
   });
 }

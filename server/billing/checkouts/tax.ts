@@ -8,6 +8,12 @@ import type { DiscountWire } from "../discounts/wire.js";
 import { discountAmount } from "../discounts/amount.js";
 import type { CheckoutRow } from "./wire.js";
 
+/** What the chosen add-ons add to the checkout's amount (per period). */
+export const addOnsAmount = (row: Pick<CheckoutRow, "addOns">) => row.addOns.reduce((sum, a) => sum + a.amount, 0);
+
+/** The amounts the checkout charges before discount and tax: the product's price, then each add-on's. */
+export const lineAmounts = (row: Pick<CheckoutRow, "amount" | "addOns">) => [row.amount, ...row.addOns.map((a) => a.amount)];
+
 /** The buyer as the checkout knows them: a tax id makes a business customer of them. */
 export function checkoutBuyer(row: CheckoutRow): BuyerTax {
   return {
@@ -17,7 +23,10 @@ export function checkoutBuyer(row: CheckoutRow): BuyerTax {
   };
 }
 
-/** The tax of lines charging `amounts` (before discount) of `price`, with `discount` spread over them. */
+/**
+ * The tax of lines charging `amounts` (before discount) of `price`, with `discount` on the first (the product's
+ * price: an add-on after it is not discounted).
+ */
 export function checkoutTax(
   organization: OrganizationWire | null,
   row: CheckoutRow,
@@ -26,7 +35,7 @@ export function checkoutTax(
   discount: number,
   now: Date,
 ): TaxResult | null {
-  const lines = afterDiscount(amounts, amounts.map(() => true), discount).map((amount) => ({ amount, inclusive: inclusiveOf(price) }));
+  const lines = afterDiscount(amounts, amounts.map((_, i) => i === 0), discount).map((amount) => ({ amount, inclusive: inclusiveOf(price) }));
   return taxOf(sellerTaxOf(organization), checkoutBuyer(row), lines, now);
 }
 
@@ -36,7 +45,7 @@ export function applyTax(
   row: CheckoutRow,
   now: Date,
 ): void {
-  const tax = checkoutTax(view.organization, row, view.price, [row.amount], discountAmount(view.discount, row.amount, row.currency), now);
+  const tax = checkoutTax(view.organization, row, view.price, lineAmounts(row), discountAmount(view.discount, row.amount, row.currency), now);
   row.taxAmount = tax?.taxAmount ?? null;
   row.taxInclusive = tax?.lines[0]?.inclusive ?? false;
 }

@@ -9,7 +9,7 @@ import type { DiscountWire } from "../discounts/wire.js";
 import { toOrganizationSummaryWire, type OrganizationWire } from "../organizations/wire.js";
 import { type PriceWire, productCoreWire, type ProductWire, trialWire } from "../products/wire.js";
 import { reverseChargeLabel } from "../../../shared/reverse-charge.js";
-import { checkoutTax } from "./tax.js";
+import { addOnsAmount, checkoutTax, lineAmounts } from "./tax.js";
 import { billingAddressFields, type BillingAddressFields } from "./pricing.js";
 import { discountAmount } from "../discounts/amount.js";
 import { isDiscountable, isFree, isMetered, seatAmount } from "../products/pricing.js";
@@ -26,7 +26,10 @@ export interface CheckoutView {
   discount: DiscountWire | null;
   organization: OrganizationWire | null;
   baseURL: string;
+  /** The products the offered products offer as add-ons, by id (none read when none offers any). */
+  addOnProducts?: Map<string, ProductWire>;
 }
+
 
 export interface CheckoutDerived {
   status: string;
@@ -59,10 +62,12 @@ export function activeTrial(row: CheckoutRow, product: ProductWire | null): { in
 export function derive(view: CheckoutView, now = new Date()): CheckoutDerived {
   const { row, product, discount } = view;
   const prices = product?.prices ?? [];
+  // the discount is the product's: it does not reduce an add-on (as on the renewals)
   const discountValue = discountAmount(discount, row.amount, row.currency);
   const taxAmount = row.taxAmount;
+  const subtotal = row.amount + addOnsAmount(row);
   // a price that includes tax: the tax comes out of it (the total stays the price)
-  const netAmount = row.amount - discountValue - (row.taxInclusive ? (taxAmount ?? 0) : 0);
+  const netAmount = subtotal - discountValue - (row.taxInclusive ? (taxAmount ?? 0) : 0);
   const totalAmount = netAmount + (taxAmount ?? 0);
   const isFreeProductPrice = prices.length > 0 && prices.every(isFree);
   const hasMetered = prices.some(isMetered);
@@ -76,7 +81,7 @@ export function derive(view: CheckoutView, now = new Date()): CheckoutDerived {
     !cardlessTrial &&
     product !== null &&
     !isFreeProductPrice &&
-    !(row.amount === 0 && !hasMetered) &&
+    !(subtotal === 0 && !hasMetered) &&
     !hundredPercentForever &&
     product.is_recurring;
   const isPaymentFormRequired = isPaymentRequired || isPaymentSetupRequired;
@@ -229,6 +234,18 @@ function commonWire(view: CheckoutView, d: CheckoutDerived) {
     prices: Object.fromEntries(view.products.map((p) => [p.id, p.prices])),
     discount: view.discount ? toCheckoutDiscountWire(view.discount) : null,
     attached_custom_fields: product?.attached_custom_fields ?? [],
+    // till's own (the SDKs drop them): the add-ons the product offers, and those chosen with it
+    available_add_ons: product?.add_on_ids.flatMap((id) => {
+      const p = view.addOnProducts?.get(id);
+      return p && !p.is_archived ? [toCheckoutProductWire(p)] : [];
+    }) ?? [],
+    add_ons: row.addOns.map((a) => ({
+      product_id: a.productId,
+      product_price_id: a.priceId,
+      quantity: a.quantity,
+      amount: a.amount,
+      name: view.addOnProducts?.get(a.productId)?.name ?? null,
+    })),
   };
 }
 
@@ -254,17 +271,18 @@ function undiscountedTotal(view: CheckoutView, d: CheckoutDerived, now: Date): n
   const { row } = view;
   if (d.discountAmount === 0) return d.totalAmount;
   // no tax yet (the address does not tell): the total is the price, as `derive` has it
-  if (row.taxAmount === null) return row.amount;
-  const tax = checkoutTax(view.organization, row, view.price, [row.amount], 0, now);
+  const subtotal = row.amount + addOnsAmount(row);
+  if (row.taxAmount === null) return subtotal;
+  const tax = checkoutTax(view.organization, row, view.price, lineAmounts(row), 0, now);
   const inclusive = tax?.lines[0]?.inclusive ?? false;
-  return row.amount + (inclusive ? 0 : (tax?.taxAmount ?? 0));
+  return subtotal + (inclusive ? 0 : (tax?.taxAmount ?? 0));
 }
 
 /** Till-only: "VAT reverse charged" when the buyer's tax id makes the sale reverse charge (0 tax), else null. */
 function reverseCharge(view: CheckoutView, d: CheckoutDerived, now: Date): string | null {
   const { row } = view;
   if (row.taxAmount !== 0 || row.customerTaxId === null) return null;
-  const tax = checkoutTax(view.organization, row, view.price, [row.amount], d.discountAmount, now);
+  const tax = checkoutTax(view.organization, row, view.price, lineAmounts(row), d.discountAmount, now);
   return tax?.reverseCharge ? reverseChargeLabel(row.customerBillingAddress?.country) : null;
 }
 

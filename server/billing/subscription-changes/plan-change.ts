@@ -16,7 +16,7 @@ import { isCanceled, MAX_AMOUNT, prorationAt, type Change, type SubscriptionUpda
 import { alreadyCanceled } from "../subscriptions/errors.js";
 import { prorationLines, type ProrationPlan } from "../subscriptions/proration.js";
 import { subscriptionBenefits } from "../subscriptions/add-ons.js";
-import { behaviorOf, monthlyAmount, pendingUpdate, waits } from "../subscriptions/scheduled.js";
+import { behaviorOf, monthlyAmount, pendingAddOns, pendingAfterChange, pendingUpdate, waits } from "../subscriptions/scheduled.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
 
 /** The price billed on `product` for this subscription's currency (and seats), and its amount; or the 422 why not. */
@@ -72,9 +72,9 @@ export async function changeTerms(
     const both = await loadProducts(tx, organizationId, [productId, row.productId], baseURL);
     product = both.get(productId);
     if (!product) throw invalid(["body", "product_id"], "Product does not exist.");
-    // the add-ons stay: the new product must offer each of them (remove the others first)
+    // the add-ons stay (and those a pending change writes): the new product must offer each (remove the others first)
     const offered = new Set(product.add_on_ids);
-    if (row.addOns.some((a) => !offered.has(a.productId))) {
+    if ([...row.addOns, ...(row.pendingUpdate?.addOns ?? [])].some((a) => !offered.has(a.productId))) {
       throw invalid(["body", "product_id"], "The product does not offer every add-on of the subscription: remove those add-ons first.");
     }
     const t = terms(row, product);
@@ -87,7 +87,7 @@ export async function changeTerms(
     });
     if (waits(behavior, row)) {
       // the product stays until the renewal, which writes these terms (renewal/pending.ts); its benefits then
-      patch.pendingUpdate = pendingUpdate(row, now, { ...next, seats: null });
+      patch.pendingUpdate = pendingUpdate(row, now, { ...next, seats: null, ...pendingAddOns(row) });
       product = undefined;
     } else {
       // proration within the current period: only between prices of the same interval, on a paid (not trialing) period
@@ -108,8 +108,8 @@ export async function changeTerms(
           }),
         };
       }
-      // a change now replaces a pending one
-      Object.assign(patch, { ...next, prorationBehavior: behavior, ...(row.pendingUpdate ? { pendingUpdate: null } : {}) });
+      // a change now replaces a pending one, but for its add-ons, which still wait
+      Object.assign(patch, { ...next, prorationBehavior: behavior, ...(row.pendingUpdate ? { pendingUpdate: pendingAfterChange(row, now, next) } : {}) });
     }
   }
   const benefits = product?.benefits;
@@ -153,6 +153,9 @@ export async function changeTerms(
   };
 }
 
+/** The row's prices and interval, as a pending change records them. */
+const termsOf = (row: SubscriptionRow) => ({ priceIds: row.priceIds, recurringInterval: row.recurringInterval, recurringIntervalCount: row.recurringIntervalCount });
+
 /** Trialing until `trialEnd` (a future date): the current period runs until then, nothing is billed before. */
 function trial(row: SubscriptionRow, now: Date, trialEnd: Date): Change["patch"] {
   const bad = (msg: string) => invalid(["body", "trial_end"], msg);
@@ -189,7 +192,7 @@ export async function seats(
   if (waits(behavior, row)) {
     const terms = { productId: null, seats: u.seats, priceIds: row.priceIds, amount: priced.amount };
     const interval = { recurringInterval: row.recurringInterval, recurringIntervalCount: row.recurringIntervalCount };
-    return { patch: { pendingUpdate: pendingUpdate(row, now, { ...terms, ...interval }) }, events: [] };
+    return { patch: { pendingUpdate: pendingUpdate(row, now, { ...terms, ...interval, ...pendingAddOns(row) }) }, events: [] };
   }
   // the product the prorated seats are of, named on the lines' facts (an invoice says them in its language)
   const productName = row.status === "active" ? ((await loadProductSummaries(tx, organizationId, [row.productId])).get(row.productId)?.name ?? null) : null;
@@ -198,7 +201,7 @@ export async function seats(
       seats: u.seats,
       amount: priced.amount,
       prorationBehavior: behavior,
-      ...(row.pendingUpdate ? { pendingUpdate: null } : {}),
+      ...(row.pendingUpdate ? { pendingUpdate: pendingAfterChange(row, now, { ...termsOf(row), amount: priced.amount }) } : {}),
     },
     events: [],
     ...(row.status === "active"

@@ -46,6 +46,20 @@ export function pendingUpdate(row: SubscriptionRow, now: Date, terms: Omit<Pendi
   return { id: randomUUID(), createdAt: now.toISOString(), appliesAt: row.currentPeriodEnd.toISOString(), ...terms };
 }
 
+/** The add-ons a pending change writes at the renewal: a plan change that replaces the pending one keeps them. */
+export const pendingAddOns = (row: SubscriptionRow): Pick<PendingUpdateValue, "addOns"> => (row.pendingUpdate?.addOns ? { addOns: row.pendingUpdate.addOns } : {});
+
+type Terms = Pick<PendingUpdateValue, "priceIds" | "amount" | "recurringInterval" | "recurringIntervalCount">;
+
+/**
+ * The pending change left by a plan change applied now (`terms`: the row's terms after it): the add-ons still wait
+ * for the renewal (written at the new terms); any other pending change is replaced.
+ */
+export function pendingAfterChange(row: SubscriptionRow, now: Date, terms: Terms): PendingUpdateValue | null {
+  const addOns = row.pendingUpdate?.addOns;
+  return addOns ? pendingUpdate(row, now, { ...terms, productId: null, seats: null, addOns }) : null;
+}
+
 /** PATCH `{"pending_update": null}`: the pending change is dropped; nothing to drop changes nothing. */
 export function clearPendingUpdate(row: SubscriptionRow): Change | null {
   if (isCanceled(row)) throw alreadyCanceled();

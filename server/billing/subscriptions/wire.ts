@@ -140,6 +140,8 @@ export function toSubscriptionWire(row: SubscriptionRow, e: SubscriptionEmbeds) 
 export function pendingUpdateWire(row: SubscriptionRow) {
   const p = row.pendingUpdate;
   if (!p) return null;
-  return { created_at: p.createdAt, modified_at: null, id: p.id, applies_at: p.appliesAt, product_id: p.productId, seats: p.seats };
+  // till's own `items`: the add-ons the renewal writes (null: they stay as they are)
+  const items = p.addOns?.map((a) => ({ product_id: a.productId, price_id: a.priceId, quantity: a.quantity, amount: a.amount })) ?? null;
+  return { created_at: p.createdAt, modified_at: null, id: p.id, applies_at: p.appliesAt, product_id: p.productId, seats: p.seats, items };
 }
 export type SubscriptionWire = ReturnType<typeof toSubscriptionWire>;

@@ -54,6 +54,9 @@ export interface PendingUpdateValue {
   addOns?: SubscriptionAddOn[];
 }
 
+/** An add-on chosen on a checkout: its product's price for the quantity, `amount` per period in minor units. */
+export type CheckoutAddOn = Omit<SubscriptionAddOn, "id" | "createdAt">;
+
 /**
  * An add-on on a subscription: another product's price billed with the base product every period. `amount` is
  * what it adds per period (the fixed price × quantity, or the seat price for `quantity` seats), in minor units.
@@ -145,6 +148,8 @@ export const checkout = pgTable(
     customFieldData: jsonb("custom_field_data").$type<CustomFieldData>().default({}).notNull(),
     /** The buyer's purchase order number (migration 0089): printed on the order's invoice and the renewals'. */
     purchaseOrder: text("purchase_order"),
+    /** The add-ons chosen with the subscription product (migration 0091): the subscription it starts holds them. */
+    addOns: jsonb("add_ons").$type<CheckoutAddOn[]>().default([]).notNull(),
     metadata: metadata(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),

@@ -73,6 +73,7 @@ export function CheckoutForm({ checkout, form, dispatch, data, phase, message, s
           dispatch({ type: "set", patch: { seats } });
           data.updateSoon({ seats }, (err) => showError(err));
         }}
+        onAddOns={(addOns) => data.updateSoon({ add_ons: addOns }, (err) => showError(err))}
         onDiscountCode={(code) => dispatch({ type: "set", patch: { discountCode: code } })}
         onApplyDiscount={() =>
           void data.update({ discount_code: v.discountCode.trim() }).then((err) => {

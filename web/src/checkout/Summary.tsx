@@ -4,11 +4,12 @@
 // order summary.
 import { useState } from "react";
 import { money as formatMoney, t } from "../i18n/intl.js";
-import type { Checkout, Price } from "../checkout-api.js";
+import type { AddOnChoice, Checkout, Price } from "../checkout-api.js";
 import { Markdown } from "../markdown.js";
 import { Field } from "../ui.js";
 import { choicesOf, fieldId, meteredOf, meteredText, priceText } from "./model.js";
 import { SeatStepper } from "./SeatStepper.js";
+import { AddOns } from "./AddOns.js";
 import { Totals } from "./Totals.js";
 
 export interface SummaryProps {
@@ -21,6 +22,7 @@ export interface SummaryProps {
   onChoose: (productId: string, price: Price) => void;
   onAmount: (typed: string) => void;
   onSeats: (seats: number) => void;
+  onAddOns: (addOns: AddOnChoice[]) => void;
   onDiscountCode: (code: string) => void;
   onApplyDiscount: () => void;
 }
@@ -96,6 +98,7 @@ export function Summary(props: SummaryProps) {
       {price?.amount_type === "seat_based" && (
         <SeatStepper checkout={checkout} price={price} seats={props.seats} error={issues.seats} onChange={props.onSeats} />
       )}
+      <AddOns checkout={checkout} onChange={props.onAddOns} />
       {price?.amount_type === "custom" && (
         <Field
           id={fieldId("amount")}

@@ -1,6 +1,7 @@
 // The order summary's lines: the subtotal (seats × price per seat), the discount, the server's taxes, the
 // total due now, what a subscription then costs each period (the full price once a discount is spent, usage
 // billed after each period), and a trial's terms.
+import { Fragment } from "react";
 import { longDate, money as formatMoney, t } from "../i18n/intl.js";
 import type { Checkout } from "../checkout-api.js";
 import { everyText, renewalText } from "./model.js";
@@ -22,6 +23,12 @@ export function Totals({ checkout }: { checkout: Checkout }) {
       <dl aria-live="polite" aria-atomic="true" data-testid="totals">
         <dt>{seats ? t("totals.subtotalSeats", { seats: seats.seats ?? 0, price: formatMoney(seats.price_per_seat ?? 0, c) }) : t("totals.subtotal")}</dt>
         <dd>{formatMoney(checkout.amount, c)}</dd>
+        {checkout.add_ons?.map((a) => (
+          <Fragment key={a.product_id}>
+            <dt data-testid="add-on-line">{a.quantity > 1 ? `${a.name ?? ""} × ${a.quantity}` : a.name}</dt>
+            <dd>{formatMoney(a.amount, c)}</dd>
+          </Fragment>
+        ))}
         {checkout.discount_amount > 0 && (
           <>
             <dt>{discount ? t("totals.discountNamed", { name: discount.code ?? discount.name }) : t("totals.discount")}</dt>
