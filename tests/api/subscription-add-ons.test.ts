@@ -7,6 +7,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { describe, expect, it } from "vitest";
 import { benefitGrant, metricSubscriptionChange, outbox, subscriptionProration } from "../../server/db/schema/index.js";
+import { rawRequest } from "../helpers/api.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { prorationFixture } from "./proration-fixtures.js";
 
@@ -235,5 +236,38 @@ describe("a subscription's add-ons", () => {
     await patch(s, sub.id, { items: [], proration_behavior: "invoice" });
     expect(await granted()).toHaveLength(0);
     expect(await mrr()).toBe(2000);
+  });
+});
+
+describe("the customer's add-ons in the portal", () => {
+  it("the customer's wire holds them; the customer changes them as previewed; the seller's setting and another customer refuse", async () => {
+    const { s, team, sub, storage } = await subscribed("addons-portal");
+    const org = `/v1/organizations/${s.organizationId}`;
+    await fx.raw("PATCH", org, { subscription_settings: { allow_multiple_subscriptions: false, allow_customer_updates: true, proration_behavior: "invoice" } }, s);
+    const tokenOf = async (customerId: string) => (await s.sdk.customerSessions.create({ customerId })).token;
+    const token = await tokenOf(sub.customerId);
+    const portal = (method: string, path: string, body?: unknown, t = token) => rawRequest(fx.server.url, t, method, `/v1/customer-portal/subscriptions/${sub.id}${path}`, body);
+    const body = { items: [{ product_id: storage.id, quantity: 2 }] };
+    const p = await portal("POST", "/preview", body);
+    expect(p.status, JSON.stringify(p.body)).toBe(200);
+    const previewed = (p.body as unknown as Preview).order;
+    if (!previewed) throw new Error("the preview bills nothing now");
+    expect((await fx.ordersOf(sub.id, s)).map((o) => o.billingReason)).toEqual(["subscription_create"]);
+    const res = await portal("PATCH", "", { ...body, proration_date: p.body.proration_date });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((res.body.items as Item[]).map((i) => [i.product_id, i.quantity, i.amount])).toEqual([[storage.id, 2, 1000]]);
+    const billed = (await fx.ordersOf(sub.id, s)).find((o) => o.billingReason === "subscription_update");
+    expect(billed?.totalAmount).toBe(previewed.total_amount);
+    expect(((await portal("GET", "")).body.items as Item[]).map((i) => i.quantity)).toEqual([2]);
+    // a product the base does not offer: 422, nothing changed
+    expect((await portal("PATCH", "", { items: [{ product_id: team.id, quantity: 1 }] })).status).toBe(422);
+    // another customer's subscription: 404
+    const other = await fx.subscribe(team as Product, s);
+    expect((await portal("POST", "/preview", body, await tokenOf(other.customerId))).status).toBe(404);
+    // the seller's portal settings forbid plan changes: add-ons with them
+    await fx.raw("PATCH", org, { customer_portal_settings: { usage: { show: true }, subscription: { update_seats: true, update_plan: false } } }, s);
+    expect((await portal("POST", "/preview", { items: [] })).status).toBe(403);
+    expect((await portal("PATCH", "", { items: [] })).status).toBe(403);
+    expect(((await portal("GET", "")).body.items as Item[]).map((i) => i.quantity)).toEqual([2]);
   });
 });

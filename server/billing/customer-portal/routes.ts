@@ -10,6 +10,7 @@ import { datetimeInput, isUuid, page, paginationQuery, parseWith, pathId, queryA
 import { ApiError, notFound, notPermitted, unauthorized, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { payable, payLinkUrl } from "../pay-links.js";
+import { MAX_ADD_ON_QUANTITY } from "../products/add-ons.js";
 import { PRORATION_BEHAVIORS, type SubscriptionUpdate } from "../subscriptions/change.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import * as service from "./service.js";
@@ -99,6 +100,11 @@ const SeatsBody = z.object({
   proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
   proration_date: datetimeInput.nullish(),
 });
+/** till's own: the add-ons as they should be (the seller's `items`), prorated as the seller's settings say. */
+const AddOnsBody = z.object({
+  items: z.array(z.object({ product_id: uuid, quantity: z.int().min(1).max(MAX_ADD_ON_QUANTITY).default(1) })).max(100),
+  proration_date: datetimeInput.nullish(),
+});
 const dateOf = (iso: string | null | undefined) => (iso ? new Date(iso) : undefined);
 
 /**
@@ -106,7 +112,7 @@ const dateOf = (iso: string | null | undefined) => (iso ? new Date(iso) : undefi
  * their keys.
  */
 /** The bodies the portal's PATCH accepts, for the document: parseSubscriptionUpdate tells them apart (its own 422s). */
-const CustomerSubscriptionUpdate = documented(z.union([ProductBody, SeatsBody, CancelBody]));
+const CustomerSubscriptionUpdate = documented(z.union([ProductBody, SeatsBody, AddOnsBody, CancelBody]));
 /** The preview's answer, for the document (subscription-changes/preview.ts; the subscription in the customer's wire) */
 const PortalDraftWire = z.looseObject({ total_amount: z.number(), due_amount: z.number(), items: z.array(z.looseObject({ label: z.string(), amount: z.number() })) });
 const PortalPreviewWire = z.looseObject({ proration_date: z.string(), order: PortalDraftWire.nullable(), next_renewal: PortalDraftWire.nullable() });
@@ -116,6 +122,11 @@ function parseSubscriptionUpdate(body: unknown): SubscriptionUpdate {
   if ("product_id" in b) {
     const c = parseWith(ProductBody, b, "body");
     return { kind: "change", productId: c.product_id.toLowerCase(), prorationDate: dateOf(c.proration_date) };
+  }
+  if ("items" in b) {
+    const a = parseWith(AddOnsBody, b, "body");
+    const items = a.items.map((i) => ({ productId: i.product_id.toLowerCase(), quantity: i.quantity }));
+    return { kind: "add_ons", items, prorationDate: dateOf(a.proration_date) };
   }
   if ("seats" in b) {
     const s = parseWith(SeatsBody, b, "body");

@@ -140,6 +140,8 @@ async function mayChange(deps: PortalDeps, p: PortalCaller, id: string, update: 
   const organization = await getOrganization(deps.db, p.organizationId);
   const allowed = organization.customer_portal_settings.subscription;
   if (update.kind === "change" && !allowed.update_plan) throw notPermitted("Changing the plan is not allowed by the seller.", "change_not_allowed");
+  // add-ons are part of the plan: the seller's plan-change setting governs them
+  if (update.kind === "add_ons" && !allowed.update_plan) throw notPermitted("Changing the add-ons is not allowed by the seller.", "change_not_allowed");
   if (update.kind === "seats" && !allowed.update_seats) throw notPermitted("Changing the seats is not allowed by the seller.", "change_not_allowed");
   if (update.kind === "revoke" || update.kind === "billing_period") throw notPermitted("This change is not available to customers.", "change_not_allowed");
   return organization;

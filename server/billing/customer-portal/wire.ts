@@ -108,6 +108,8 @@ export function toCustomerSubscriptionWire(s: SubscriptionWire, product: Product
       meter: { created_at: m.meter.created_at, modified_at: m.meter.modified_at, id: m.meter.id, name: m.meter.name },
     })),
     pending_update: s.pending_update,
+    // till's own: the add-ons held with the base product, as the seller's wire has them
+    items: s.items,
   };
 }
 export type CustomerSubscriptionWire = ReturnType<typeof toCustomerSubscriptionWire>;
