@@ -73,9 +73,9 @@ describe("till subscriptions", () => {
       fx.run(["subscriptions", "list", "--status", "paused"]),
     ]);
     expect(results.map((r) => r.stderr)).toEqual([
-      "error: nothing to update: pass --product, --discount, --trial-end, --seats or --billing-period-end\n",
+      "error: nothing to update: pass --product, --discount, --trial-end, --seats, --add-on, --remove-add-on or --billing-period-end\n",
       "error: --product and --seats: one kind of change per update (the API applies one at a time); run update once for each\n",
-      "error: --proration: only with --product or --seats\n",
+      "error: --proration: only with --product, --seats or add-ons\n",
       "error: option '--proration <behavior>' argument 'sometimes' is invalid. expected one of invoice, prorate, next_period, reset.\n",
       "error: option '--seats <n>' argument '0' is invalid. expected a whole number of at least 1.\n",
       "error: option '--reason <reason>' argument 'bored' is invalid. expected one of customer_service, low_quality, missing_features, switched_service, too_complex, too_expensive, unused, other.\n",
