@@ -67,8 +67,10 @@ export async function claimDueMonthlyCredits(tx: Queryable, wall: Date, limit: n
     .orderBy(sql`${next}`, asc(benefitGrant.id))
     .limit(limit)
     // the subscription too, skipped when held: a renewal or a change locks the subscription before its grants, so
-    // a claim that held the grant and then waited for the subscription could deadlock with one
-    .for("update", { of: [benefitGrant, subscription], skipLocked: true });
+    // a claim that held the grant and then waited for the subscription could deadlock with one. NO KEY UPDATE: it
+    // excludes those changes as FOR UPDATE does, but not the key-share locks of rows being inserted that refer to
+    // the subscription or the grant, which would make SKIP LOCKED pass them by for nothing
+    .for("no key update", { of: [benefitGrant, subscription], skipLocked: true });
 }
 
 /** The organization's earliest monthly credit due by `until` (a test clock's advance stops there), if any. */

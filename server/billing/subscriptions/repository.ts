@@ -149,14 +149,16 @@ export async function listSubscriptions(
 
 /**
  * The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. With
- * `skipLocked`, undefined instead of a wait when another transaction holds it.
+ * `skipLocked`, undefined instead of a wait when another transaction holds it — locked FOR NO KEY UPDATE then, which
+ * excludes every other change as FOR UPDATE does but not the key-share locks of rows being inserted that refer to the
+ * subscription (an order, a grant, a payment): FOR UPDATE SKIP LOCKED would pass the row by for each of those.
  */
 export async function lockSubscription(tx: Queryable, organizationId: string, id: string, skipLocked = false): Promise<SubscriptionRow | undefined> {
   const [row] = await tx
     .select()
     .from(subscription)
     .where(and(eq(subscription.organizationId, organizationId), eq(subscription.id, id)))
-    .for("update", skipLocked ? { skipLocked: true } : {});
+    .for(skipLocked ? "no key update" : "update", skipLocked ? { skipLocked: true } : {});
   return row;
 }
 
