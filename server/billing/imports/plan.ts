@@ -150,7 +150,7 @@ function mapItems(s: SourceSubscription, prices: Map<string, PriceUse>): Omit<Pl
     }
   }
   if (products.size !== 1 || licensed > 1) {
-    return "It bills several products or several licensed prices at once: till has no add-ons yet, so one subscription is one product.";
+    return "It bills several products or several licensed prices at once: the import does not map them to till's add-ons yet.";
   }
   const [productKey = ""] = products;
   return { productKey, priceKeys, seats };
