@@ -3,6 +3,7 @@
 // numbers never reach the checkout API; swapping the processor changes only this adapter and the page's
 // tokenize step. An organization with a Stripe account pays through it (server/payments/stripe/), one
 // without through the test processor: the router (server/payments/index.ts) chooses per organization.
+import type { BankTransferInstructions } from "../../shared/bank-transfer.js";
 import type { Queryable } from "../db/client.js";
 
 /** The till customer a payment is for, and the processor's own customer for them when one was made before. */
@@ -216,20 +217,7 @@ export interface BankTransferRequest {
   idempotencyKey: string;
 }
 
-/** Where the customer sends the money (the processor's words, Stripe's display_bank_transfer_instructions). */
-export interface BankTransferInstructions {
-  /** Stripe's kind of transfer: us_bank_transfer, eu_bank_transfer, gb_bank_transfer, jp_bank_transfer, mx_…. */
-  type: string;
-  /** Still to send, minor units (less than the amount after a partial transfer). */
-  amount_remaining: number;
-  currency: string;
-  /** What the customer writes on the transfer so that it is matched to this payment. */
-  reference: string | null;
-  /** The processor's own page with the same instructions. */
-  hosted_instructions_url: string | null;
-  /** The accounts to send to: each with the networks it takes and its details (account and routing numbers, IBAN…). */
-  financial_addresses: Array<{ type: string; supported_networks: string[]; details: Array<{ name: string; value: string }> }>;
-}
+export type { BankTransferInstructions };
 
 export interface BankTransferAnswer {
   /**

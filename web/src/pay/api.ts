@@ -1,4 +1,5 @@
 // The hosted pay page's calls (/v1/pay/{token}: the link's token is the only credential, no session).
+import type { BankTransferInstructions } from "../../../shared/bank-transfer.js";
 import { errorOf, type CheckoutError } from "../checkout-api.js";
 
 export interface PayPageData {
@@ -32,14 +33,7 @@ export interface PayAnswer {
 /** Where the customer sends the money (Stripe's instructions), while it is awaited. */
 export interface BankTransferAnswer {
   status: "awaiting_transfer" | "processing";
-  instructions: {
-    type: string;
-    amount_remaining: number;
-    currency: string;
-    reference: string | null;
-    hosted_instructions_url: string | null;
-    financial_addresses: Array<{ type: string; supported_networks: string[]; details: Array<{ name: string; value: string }> }>;
-  } | null;
+  instructions: BankTransferInstructions | null;
 }
 
 export type PayResult<T> = { ok: true; data: T } | { ok: false; error: CheckoutError };
