@@ -3,6 +3,7 @@
 // subscription holds (a change waiting for the period's end included: it is what the renewal will bill).
 import { InvalidArgumentError, type Command } from "commander";
 import { v1 } from "../client.js";
+import { UsageError } from "../errors.js";
 import type { Context } from "../context.js";
 import { collectId, parseId } from "../flags.js";
 import { repeatable } from "../repeated-flags.js";
@@ -48,7 +49,10 @@ export async function addOnItems(ctx: Context, id: string, o: AddOnFlags): Promi
   const held = s.pending_update?.items ?? s.items ?? [];
   const items = new Map(held.map((i) => [i.product_id, i.quantity]));
   for (const a of o.addOn ?? []) items.set(a.productId, a.quantity ?? items.get(a.productId) ?? 1);
-  for (const r of o.removeAddOn ?? []) items.delete(r);
+  for (const r of o.removeAddOn ?? []) {
+    // a product the subscription does not hold is a mistaken id, not a change to send
+    if (!items.delete(r)) throw new UsageError(`--remove-add-on: ${r} is not an add-on of this subscription; nothing was changed`);
+  }
   return [...items].map(([product_id, quantity]) => ({ product_id, quantity }));
 }
 

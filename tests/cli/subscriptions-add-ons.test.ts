@@ -75,5 +75,9 @@ describe("till and add-ons", () => {
     expect(bad.exitCode).toBe(2);
     const mixed = await fx.run(["subscriptions", "update", id, "--add-on", storage, "--seats", "2"]);
     expect([mixed.exitCode, mixed.stderr]).toEqual([2, "error: --seats and --add-on, --remove-add-on: one kind of change per update (the API applies one at a time); run update once for each\n"]);
+    // an add-on the subscription does not hold (the waiting change holds none): refused before anything is sent
+    const absent = await fx.run(["subscriptions", "update", id, "--remove-add-on", support, "--yes"]);
+    expect([absent.exitCode, absent.stderr]).toEqual([2, `error: --remove-add-on: ${support} is not an add-on of this subscription; nothing was changed\n`]);
+    expect(await items()).toEqual([[storage, 1]]);
   });
 });
