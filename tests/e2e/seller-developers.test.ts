@@ -100,6 +100,8 @@ describe("the seller's developer pages", () => {
     // the secret reset after asking; Escape first keeps it
     await page.getByRole("button", { name: "Reset the secret…" }).click();
     const reset = page.getByRole("dialog", { name: "Make a new signing secret?" });
+    // the dialog is its own chunk: an Escape before it is up would be lost, and it would open after
+    await reset.waitFor();
     await page.keyboard.press("Escape");
     await reset.waitFor({ state: "hidden" });
     expect((await sandbox.webhooks.getWebhookEndpoint({ id: made?.id ?? "" })).secret).toBe(made?.secret);
