@@ -10,12 +10,14 @@ import type { ValidationIssue } from "./errors.js";
 export const COLLECTION_METHODS = ["charge_automatically", "send_invoice"] as const satisfies readonly CollectionMethod[];
 /** The terms an invoice gets when the seller chose send_invoice without saying how many days (Stripe requires them). */
 export const DEFAULT_DAYS_UNTIL_DUE = 30;
+/** The longest terms (the API's bound; an import refuses a processor's longer ones). */
+export const MAX_DAYS_UNTIL_DUE = 365;
 const DAY_MS = 86_400_000;
 
 /** The request fields (till's own on Polar's customer and subscription bodies). */
 export const termsInput = {
   collection_method: z.enum(COLLECTION_METHODS).nullish(),
-  days_until_due: z.int({ message: "Input should be a valid integer" }).min(0).max(365).nullish(),
+  days_until_due: z.int({ message: "Input should be a valid integer" }).min(0).max(MAX_DAYS_UNTIL_DUE).nullish(),
 };
 export const purchaseOrderInput = z.string().max(100).nullish();
 

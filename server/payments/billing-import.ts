@@ -166,6 +166,8 @@ export interface SourceSubscription {
   status: string;
   /** automatic: charged to the saved method; send_invoice: the customer is sent an invoice to pay. */
   collection: "automatic" | "send_invoice";
+  /** With send_invoice, in how many days each invoice is due; null otherwise. */
+  daysUntilDue: number | null;
   items: SourceSubscriptionItem[];
   /** The coupons applied to the subscription as a whole (not to one item). */
   couponIds: string[];

@@ -50,11 +50,11 @@ describe("importing a Stripe Billing business", () => {
     const run = await runImport(true);
     expect(run.status, run.error ?? "").toBe("planned");
     expect(run.account).toEqual({ id: "acct_1TillPay", livemode: false });
-    expect(run.read).toMatchObject({ customers: Object.keys(seeded.customers).length, subscriptions: Object.keys(seeded.moves).length + Object.keys(seeded.stays).length + 1 });
+    expect(run.read).toMatchObject({ customers: Object.keys(seeded.customers).length, subscriptions: Object.keys(seeded.moves).length + Object.keys(seeded.stays).length + 2 });
     const items = await itemsOf(run.id);
     const { moves, stays, prices, coupon } = seeded;
     for (const sub of Object.values(moves)) expect(item(items, "subscription", sub.id).action, JSON.stringify(item(items, "subscription", sub.id))).toBe("create");
-    expect(item(items, "subscription", stays.sendInvoice.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("send_invoice") });
+    expect(item(items, "subscription", seeded.invoiced.id)).toMatchObject({ action: "create", becomes: expect.stringContaining("invoiced with 30 days to pay") });
     expect(item(items, "subscription", stays.twoProducts.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("add-ons") });
     expect(item(items, "subscription", stays.noEmail.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("customer") });
     expect(item(items, "subscription", stays.pastDue.id)).toMatchObject({ action: "waiting", reason: expect.stringContaining("past due") });
@@ -109,6 +109,11 @@ describe("importing a Stripe Billing business", () => {
     const theirs = await seeded.stripe.subscriptions.retrieve(seeded.ending.id);
     expect(theirs).toMatchObject({ cancel_at_period_end: true, status: "active" });
     expect(theirs.metadata.till_subscription_id).toBeUndefined();
+    // one Stripe invoices (net 30, its customer has no card): till's keeps its terms
+    const dee = item(items, "subscription", seeded.invoiced.id);
+    expect(dee.action, JSON.stringify(dee)).toBe("moved");
+    const terms = await rawRequest(s.server.url, s.key, "GET", `/v1/subscriptions/${dee.till_id ?? ""}`);
+    expect(terms.body).toMatchObject({ status: "active", collection_method: "send_invoice", days_until_due: 30 });
   }, 60_000);
 
   it("changes nothing when run again", async () => {
@@ -119,7 +124,7 @@ describe("importing a Stripe Billing business", () => {
       expect(again.counts[kind].create ?? 0, kind).toBe(0);
       expect(again.counts[kind].update ?? 0, kind).toBe(0);
     }
-    expect(again.counts.subscription.moved).toBe(Object.keys(seeded.moves).length + 1);
+    expect(again.counts.subscription.moved).toBe(Object.keys(seeded.moves).length + 2);
     expect((await s.sdk.products.list({ limit: 100 })).result.items.length).toBe(before.products);
     expect((await s.sdk.customers.list({ limit: 100 })).result.items.length).toBe(before.customers);
   }, 60_000);
@@ -156,5 +161,18 @@ describe("importing a Stripe Billing business", () => {
     s.peer.billing.advance("acct_1TillPay", Math.floor(renewed.currentPeriodStart.getTime() / 1000) + 60);
     expect((await seeded.stripe.subscriptions.retrieve(seeded.moves.ada.id)).status).toBe("canceled");
     expect(s.peer.billing.invoices.filter((i) => i.subscription === seeded.moves.ada.id && i.billing_reason === "subscription_cycle")).toHaveLength(0);
+
+    // the invoiced one renews by an unpaid invoice due in its 30 days: nothing is charged
+    const deeId = item(items, "subscription", seeded.invoiced.id).till_id ?? "";
+    const order = await until(async () => {
+      const orders = (await s.sdk.orders.list({ subscriptionId: deeId })).result.items;
+      return orders.find((o) => o.billingReason === "subscription_cycle");
+    }, "dee's renewal invoiced in till");
+    const issued = await rawRequest(s.server.url, s.key, "GET", `/v1/orders/${order.id}`);
+    expect(issued.body).toMatchObject({ status: "pending", billing_reason: "subscription_cycle" });
+    const body = issued.body as { due_at: string; created_at: string };
+    expect(new Date(body.due_at).getTime() - new Date(body.created_at).getTime()).toBe(30 * 86_400_000);
+    expect([...s.peer.payments.intents.values()].filter((i) => i.metadata.subscription_id === deeId)).toHaveLength(0);
+    expect((await s.sdk.subscriptions.get({ id: deeId })).status).toBe("active");
   }, 60_000);
 });

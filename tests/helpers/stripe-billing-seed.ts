@@ -16,7 +16,9 @@ export interface SeededBusiness {
   /** Subscriptions that move, by name. */
   moves: Record<"ada" | "bob" | "api" | "fay" | "old", Stripe.Subscription>;
   /** Subscriptions that stay at Stripe, by why. */
-  stays: Record<"sendInvoice" | "twoProducts" | "noEmail" | "pastDue" | "transformed", Stripe.Subscription>;
+  stays: Record<"twoProducts" | "noEmail" | "pastDue" | "transformed", Stripe.Subscription>;
+  /** Invoiced by Stripe (send_invoice, net 30) to a customer with no card: till invoices it the same way. */
+  invoiced: Stripe.Subscription;
   /** Canceled to end with its period: till's ends then too, Stripe's is left as it is. */
   ending: Stripe.Subscription;
   customers: Record<string, Stripe.Customer>;
@@ -35,12 +37,13 @@ export async function seedBusiness(peer: StripePeer, tag: string): Promise<Seede
   const stripe = peerClient(peer);
   const customers: Record<string, Stripe.Customer> = {};
   const email = (name: string) => `${name}-${tag}@buyers.example.com`;
-  for (const name of ["ada", "bob", "api", "fay", "old", "dee", "eve", "gus", "hal", "ivy"]) {
+  for (const name of ["ada", "bob", "api", "fay", "old", "eve", "gus", "hal", "ivy"]) {
     customers[name] = await customerWithCard(stripe, email(name), name === "ada" ? {
       address: { line1: "1 Unter den Linden", city: "Berlin", postal_code: "10117", country: "DE" }, tax_id_data: [{ type: "eu_vat", value: "DE123456789" }],
     } : {});
   }
   customers.nameless = await customerWithCard(stripe, null);
+  customers.dee = await stripe.customers.create({ email: email("dee"), name: "Dee" });
   const meter = await stripe.billing.meters.create({
     display_name: "API calls", event_name: `api_call_${tag}`, default_aggregation: { formula: "sum" },
     customer_mapping: { type: "by_id", event_payload_key: "stripe_customer_id" }, value_settings: { event_payload_key: "value" },
@@ -80,7 +83,6 @@ export async function seedBusiness(peer: StripePeer, tag: string): Promise<Seede
     old,
   };
   const stays = {
-    sendInvoice: await sub("dee", [{ price: proMonthly.id }], { collection_method: "send_invoice", days_until_due: 30 }),
     twoProducts: await sub("eve", [{ price: proMonthly.id }, { price: addon.id }]),
     noEmail: await sub("nameless", [{ price: proMonthly.id }]),
     pastDue: await sub("gus", [{ price: proMonthly.id }]),
@@ -88,5 +90,6 @@ export async function seedBusiness(peer: StripePeer, tag: string): Promise<Seede
   };
   peer.billing.failPayment(stays.pastDue.id);
   const ending = await sub("hal", [{ price: proMonthly.id }], { cancel_at_period_end: true });
-  return { stripe, moves, stays, ending, customers, prices: { proMonthly, proYearly, proOld, seat, apiUsage, ebook, transformed, addon }, meter, coupon };
+  const invoiced = await sub("dee", [{ price: proMonthly.id }], { collection_method: "send_invoice", days_until_due: 30 });
+  return { stripe, moves, stays, ending, invoiced, customers, prices: { proMonthly, proYearly, proOld, seat, apiUsage, ebook, transformed, addon }, meter, coupon };
 }

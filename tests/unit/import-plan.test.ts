@@ -20,7 +20,7 @@ const customer = (id: string, extra: Partial<SourceCustomer> = {}): SourceCustom
   defaultPaymentMethod: { id: `pm_${id}`, type: "card", brand: "visa", last4: "4242", expMonth: 12, expYear: 2030 }, ...extra,
 });
 const subscription = (id: string, priceId: string, extra: Partial<SourceSubscription> = {}): SourceSubscription => ({
-  id, customerId: "cus_1", status: "active", collection: "automatic", items: [{ id: `si_${id}`, priceId, quantity: 1 }], couponIds: [], currency: "usd",
+  id, customerId: "cus_1", status: "active", collection: "automatic", daysUntilDue: null, items: [{ id: `si_${id}`, priceId, quantity: 1 }], couponIds: [], currency: "usd",
   currentPeriodStart: new Date("2026-11-15T00:00:00Z"), currentPeriodEnd: new Date("2026-12-15T00:00:00Z"), trialStart: null, trialEnd: null,
   cancelAtPeriodEnd: false, cancelAt: null, paused: false, defaultPaymentMethod: null, metadata: {}, movedTo: null, created: NOW, ...extra,
 });
@@ -120,18 +120,21 @@ describe("the import's plan", () => {
         subscription("sub_nocard", "price_a", { customerId: "cus_3" }),
         subscription("sub_due", "price_a", { status: "past_due" }),
         subscription("sub_unpaid", "price_a", { status: "unpaid" }),
-        subscription("sub_invoice", "price_a", { collection: "send_invoice" }),
+        subscription("sub_invoice", "price_a", { collection: "send_invoice", daysUntilDue: 400 }),
+        subscription("sub_net30", "price_a", { customerId: "cus_3", collection: "send_invoice", daysUntilDue: 30 }),
         subscription("sub_date", "price_a", { cancelAt: new Date("2026-12-01T00:00:00Z") }),
       ],
     }), none, NOW);
-    expect(plan.subscriptions.map((s) => [s.source.id, s.trialing])).toEqual([["sub_ok", true]]);
+    // an invoiced one moves with its terms, with no payment method to charge
+    expect(plan.subscriptions.map((s) => [s.source.id, s.trialing])).toEqual([["sub_ok", true], ["sub_net30", false]]);
+    expect(itemOf(plan, "subscription", "sub_net30")?.becomes).toMatch(/invoiced with 30 days to pay$/);
     const reason = (id: string) => `${itemOf(plan, "subscription", id)?.action}: ${itemOf(plan, "subscription", id)?.reason}`;
     expect(reason("sub_two")).toMatch(/^blocked: .*add-ons/);
     expect(reason("sub_noemail")).toMatch(/^blocked: .*customer/);
     expect(reason("sub_nocard")).toMatch(/^blocked: .*payment method/);
     expect(reason("sub_due")).toMatch(/^waiting: .*past due/);
     expect(reason("sub_unpaid")).toMatch(/^skipped: .*unpaid/);
-    expect(reason("sub_invoice")).toMatch(/^blocked: .*send_invoice/);
+    expect(reason("sub_invoice")).toMatch(/^blocked: .*due in 400 days at Stripe: till's terms are 0 to 365 days/);
     expect(reason("sub_date")).toMatch(/^blocked: .*set date/);
   });
 

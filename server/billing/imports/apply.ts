@@ -230,6 +230,8 @@ async function stageSubscription(ctx: ApplyContext, s: PlannedSubscription): Pro
     await insertSubscriptionRow(tx, {
       ...row, status: "incomplete", checkoutId: null, startedAt: s.source.created, createdAt: new Date(),
       trialStart: s.trialing ? s.source.trialStart : null, currentPeriodEnd: s.source.currentPeriodEnd,
+      // Stripe's terms are the subscription's own: its renewals are invoiced in till as they were at Stripe
+      ...(s.source.collection === "send_invoice" ? { collectionMethod: "send_invoice" as const, daysUntilDue: s.source.daysUntilDue } : {}),
       ...(s.ending ? { cancelAtPeriodEnd: true, endsAt: s.source.currentPeriodEnd, canceledAt: new Date() } : {}),
     });
     await repo.insertHandover(tx, {

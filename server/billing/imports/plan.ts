@@ -5,6 +5,7 @@ import type { SourceCustomer, SourceSnapshot, SourceSubscription } from "../../p
 import type { ImportAction, ImportKind } from "../../../shared/stripe-import.js";
 import { catalogUse, digestOf, PENDING_METER, planDiscounts, productDigest, planMeter, planProduct, priceKey, recurrenceOf } from "./plan-catalog.js";
 import type { PlannedDiscount, PlannedMeter, PlannedProduct } from "./plan-catalog.js";
+import { MAX_DAYS_UNTIL_DUE } from "../terms.js";
 
 export interface PlanItem {
   kind: ImportKind;
@@ -117,7 +118,9 @@ function subscriptionRefusal(s: SourceSubscription, existing: Existing): { actio
   if (s.movedTo && !existing.handovers.has(s.id)) {
     return { action: "blocked", reason: `Its Stripe metadata says it moved to till subscription ${s.movedTo}, which this organization does not hold.` };
   }
-  if (s.collection === "send_invoice") return { action: "blocked", reason: "Stripe sends it invoices to pay (send_invoice): till charges a saved payment method only." };
+  if (s.collection === "send_invoice" && (s.daysUntilDue === null || s.daysUntilDue > MAX_DAYS_UNTIL_DUE)) {
+    return { action: "blocked", reason: `Its invoices are due in ${s.daysUntilDue ?? "no set number of"} days at Stripe: till's terms are 0 to ${MAX_DAYS_UNTIL_DUE} days.` };
+  }
   if (s.paused) return { action: "blocked", reason: "Its collection is paused at Stripe: resume or cancel it there first." };
   if (s.cancelAt && !s.cancelAtPeriodEnd) return { action: "blocked", reason: "It ends on a set date at Stripe: till ends subscriptions at a period's end only." };
   if (s.status === "past_due") return { action: "waiting", reason: "It is past due at Stripe: it moves once Stripe's open invoice is paid (run the import again)." };
@@ -229,7 +232,8 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
       ?? (!customerOk.has(s.customerId) ? { action: "blocked" as const, reason: `Its customer ${s.customerId} cannot be imported.` } : null)
       ?? (s.couponIds.length > 1 ? { action: "blocked" as const, reason: "It has several coupons: a till subscription has one discount." } : null)
       ?? (s.couponIds[0] && !discountOk.has(s.couponIds[0]) ? { action: "blocked" as const, reason: `Its coupon ${s.couponIds[0]} cannot be imported.` } : null)
-      ?? (!s.defaultPaymentMethod && !customerOf.get(s.customerId)?.defaultPaymentMethod
+      // a subscription Stripe invoices is paid from its invoice's pay link: nothing to charge is needed
+      ?? (s.collection === "automatic" && !s.defaultPaymentMethod && !customerOf.get(s.customerId)?.defaultPaymentMethod
         ? { action: "blocked" as const, reason: "Neither it nor its customer has a default payment method at Stripe: till would have nothing to charge." }
         : null);
     if (problem || typeof mapped === "string") {
@@ -240,7 +244,8 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
     const ending = s.cancelAtPeriodEnd && !s.movedTo;
     subscriptions.push({ source: s, ...mapped, discountKey: s.couponIds[0] ?? null, trialing, ending });
     const day = s.currentPeriodEnd.toISOString().slice(0, 10);
-    push("create", null, ending ? `a till subscription that ends on ${day}, as at Stripe` : `a till subscription that renews from ${day}`);
+    const invoiced = s.collection === "send_invoice" ? `, invoiced with ${s.daysUntilDue ?? 0} days to pay` : "";
+    push("create", null, ending ? `a till subscription that ends on ${day}, as at Stripe` : `a till subscription that renews from ${day}${invoiced}`);
   }
   return { items, meters, products, discounts, customers, subscriptions };
 }

@@ -84,6 +84,7 @@ export function mapSubscription(subscription: Stripe.Subscription, items: Stripe
     customerId,
     status: s.status,
     collection: known(s.collection_method, ["charge_automatically", "send_invoice"], "a collection method") === "send_invoice" ? "send_invoice" : "automatic",
+    daysUntilDue: s.collection_method === "send_invoice" ? s.days_until_due : null,
     items: items.map(mapItem),
     couponIds: couponIdsOf(s),
     currency: s.currency.toLowerCase(),
