@@ -50,12 +50,12 @@ describe("importing a Stripe Billing business", () => {
     const run = await runImport(true);
     expect(run.status, run.error ?? "").toBe("planned");
     expect(run.account).toEqual({ id: "acct_1TillPay", livemode: false });
-    expect(run.read).toMatchObject({ customers: Object.keys(seeded.customers).length, subscriptions: Object.keys(seeded.moves).length + Object.keys(seeded.stays).length + 2 });
+    expect(run.read).toMatchObject({ customers: Object.keys(seeded.customers).length, subscriptions: Object.keys(seeded.moves).length + Object.keys(seeded.stays).length + 3 });
     const items = await itemsOf(run.id);
     const { moves, stays, prices, coupon } = seeded;
     for (const sub of Object.values(moves)) expect(item(items, "subscription", sub.id).action, JSON.stringify(item(items, "subscription", sub.id))).toBe("create");
     expect(item(items, "subscription", seeded.invoiced.id)).toMatchObject({ action: "create", becomes: expect.stringContaining("invoiced with 30 days to pay") });
-    expect(item(items, "subscription", stays.twoProducts.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("add-ons") });
+    expect(item(items, "subscription", seeded.withAddOn.id)).toMatchObject({ action: "create" });
     expect(item(items, "subscription", stays.noEmail.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("customer") });
     expect(item(items, "subscription", stays.pastDue.id)).toMatchObject({ action: "waiting", reason: expect.stringContaining("past due") });
     expect(item(items, "subscription", seeded.ending.id)).toMatchObject({ action: "create", becomes: expect.stringContaining("as at Stripe") });
@@ -114,6 +114,17 @@ describe("importing a Stripe Billing business", () => {
     expect(dee.action, JSON.stringify(dee)).toBe("moved");
     const terms = await rawRequest(s.server.url, s.key, "GET", `/v1/subscriptions/${dee.till_id ?? ""}`);
     expect(terms.body).toMatchObject({ status: "active", collection_method: "send_invoice", days_until_due: 30 });
+    // one billing two products: the first is till's product, the other its add-on (offered by it from now on)
+    const eve = item(items, "subscription", seeded.withAddOn.id);
+    expect(eve.action, JSON.stringify(eve)).toBe("moved");
+    const withAddOn = (await rawRequest(s.server.url, s.key, "GET", `/v1/subscriptions/${eve.till_id ?? ""}`)).body as {
+      amount: number; product_id: string; items: Array<{ product_id: string; quantity: number; amount: number }>;
+    };
+    const addOnProduct = item(items, "product", `${seeded.prices.addon.product as string}/month/1`).till_id;
+    expect(withAddOn.amount).toBe(1200 + 2 * 300);
+    expect(withAddOn.items.map((i) => [i.product_id, i.quantity, i.amount])).toEqual([[addOnProduct, 2, 600]]);
+    const offered = await rawRequest(s.server.url, s.key, "GET", `/v1/products/${withAddOn.product_id}`);
+    expect((offered.body as { add_on_ids: string[] }).add_on_ids).toEqual([addOnProduct]);
   }, 60_000);
 
   it("changes nothing when run again", async () => {
@@ -124,7 +135,7 @@ describe("importing a Stripe Billing business", () => {
       expect(again.counts[kind].create ?? 0, kind).toBe(0);
       expect(again.counts[kind].update ?? 0, kind).toBe(0);
     }
-    expect(again.counts.subscription.moved).toBe(Object.keys(seeded.moves).length + 2);
+    expect(again.counts.subscription.moved).toBe(Object.keys(seeded.moves).length + 3);
     expect((await s.sdk.products.list({ limit: 100 })).result.items.length).toBe(before.products);
     expect((await s.sdk.customers.list({ limit: 100 })).result.items.length).toBe(before.customers);
   }, 60_000);
@@ -161,6 +172,11 @@ describe("importing a Stripe Billing business", () => {
     s.peer.billing.advance("acct_1TillPay", Math.floor(renewed.currentPeriodStart.getTime() / 1000) + 60);
     expect((await seeded.stripe.subscriptions.retrieve(seeded.moves.ada.id)).status).toBe("canceled");
     expect(s.peer.billing.invoices.filter((i) => i.subscription === seeded.moves.ada.id && i.billing_reason === "subscription_cycle")).toHaveLength(0);
+
+    // the one with an add-on renews with it: one charge for both
+    const eveId = item(items, "subscription", seeded.withAddOn.id).till_id ?? "";
+    const eveCharge = await until(async () => [...s.peer.payments.intents.values()].find((i) => i.metadata.subscription_id === eveId), "eve renewed in till");
+    expect(eveCharge.amount).toBe(1200 + 2 * 300);
 
     // the invoiced one renews by an unpaid invoice due in its 30 days: nothing is charged
     const deeId = item(items, "subscription", seeded.invoiced.id).till_id ?? "";

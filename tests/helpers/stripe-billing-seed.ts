@@ -16,7 +16,9 @@ export interface SeededBusiness {
   /** Subscriptions that move, by name. */
   moves: Record<"ada" | "bob" | "api" | "fay" | "old", Stripe.Subscription>;
   /** Subscriptions that stay at Stripe, by why. */
-  stays: Record<"twoProducts" | "noEmail" | "pastDue" | "transformed", Stripe.Subscription>;
+  stays: Record<"noEmail" | "pastDue" | "transformed", Stripe.Subscription>;
+  /** Pro with the Addon product (two items, two products): till's Pro with Addon as an add-on. */
+  withAddOn: Stripe.Subscription;
   /** Invoiced by Stripe (send_invoice, net 30) to a customer with no card: till invoices it the same way. */
   invoiced: Stripe.Subscription;
   /** Canceled to end with its period: till's ends then too, Stripe's is left as it is. */
@@ -83,7 +85,6 @@ export async function seedBusiness(peer: StripePeer, tag: string): Promise<Seede
     old,
   };
   const stays = {
-    twoProducts: await sub("eve", [{ price: proMonthly.id }, { price: addon.id }]),
     noEmail: await sub("nameless", [{ price: proMonthly.id }]),
     pastDue: await sub("gus", [{ price: proMonthly.id }]),
     transformed: await sub("ivy", [{ price: transformed.id, quantity: 25 }]),
@@ -91,5 +92,6 @@ export async function seedBusiness(peer: StripePeer, tag: string): Promise<Seede
   peer.billing.failPayment(stays.pastDue.id);
   const ending = await sub("hal", [{ price: proMonthly.id }], { cancel_at_period_end: true });
   const invoiced = await sub("dee", [{ price: proMonthly.id }], { collection_method: "send_invoice", days_until_due: 30 });
-  return { stripe, moves, stays, ending, invoiced, customers, prices: { proMonthly, proYearly, proOld, seat, apiUsage, ebook, transformed, addon }, meter, coupon };
+  const withAddOn = await sub("eve", [{ price: proMonthly.id }, { price: addon.id, quantity: 2 }]);
+  return { stripe, moves, stays, ending, invoiced, withAddOn, customers, prices: { proMonthly, proYearly, proOld, seat, apiUsage, ebook, transformed, addon }, meter, coupon };
 }

@@ -126,16 +126,51 @@ describe("the import's plan", () => {
       ],
     }), none, NOW);
     // an invoiced one moves with its terms, with no payment method to charge
-    expect(plan.subscriptions.map((s) => [s.source.id, s.trialing])).toEqual([["sub_ok", true], ["sub_net30", false]]);
+    expect(plan.subscriptions.map((s) => [s.source.id, s.trialing])).toEqual([["sub_ok", true], ["sub_two", false], ["sub_net30", false]]);
+    // two products: the first item's is the subscription's product, the other its add-on
+    expect(plan.subscriptions[1]).toMatchObject({ productKey: "prod_1/month/1", priceKeys: ["price_a/usd"], addOns: [{ productKey: "prod_2/month/1", priceKey: "price_b/usd", quantity: 1 }] });
     expect(itemOf(plan, "subscription", "sub_net30")?.becomes).toMatch(/invoiced with 30 days to pay$/);
     const reason = (id: string) => `${itemOf(plan, "subscription", id)?.action}: ${itemOf(plan, "subscription", id)?.reason}`;
-    expect(reason("sub_two")).toMatch(/^blocked: .*add-ons/);
     expect(reason("sub_noemail")).toMatch(/^blocked: .*customer/);
     expect(reason("sub_nocard")).toMatch(/^blocked: .*payment method/);
     expect(reason("sub_due")).toMatch(/^waiting: .*past due/);
     expect(reason("sub_unpaid")).toMatch(/^skipped: .*unpaid/);
     expect(reason("sub_invoice")).toMatch(/^blocked: .*due in 400 days at Stripe: till's terms are 0 to 365 days/);
     expect(reason("sub_date")).toMatch(/^blocked: .*set date/);
+  });
+
+  it("maps several products to add-ons: the metered one is the main product; a product is a main one or an add-on, not both", () => {
+    const meter = { id: "mtr_1", name: "Calls", eventName: "call", aggregation: "count" as const, valueKey: "value", customerKey: "stripe_customer_id", active: true };
+    const metered = price("price_calls", { productId: "prod_3", unitAmount: "1", usage: "metered", meterId: "mtr_1" });
+    const products = [
+      product([price("price_a")]),
+      product([price("price_b", { productId: "prod_2" })], { id: "prod_2", name: "Storage" }),
+      product([metered], { id: "prod_3", name: "API" }),
+      product([price("price_c", { productId: "prod_4", custom: { minimum: 100, maximum: null, preset: null } })], { id: "prod_4", name: "Tip" }),
+      product([price("price_d", { productId: "prod_5" })], { id: "prod_5", name: "Team" }),
+    ];
+    const items = (...ids: Array<[string, number | null]>) => ({ items: ids.map(([priceId, quantity]) => ({ id: `si_${priceId}`, priceId, quantity })) });
+    const plan = planImport(snapshot({
+      meters: [meter],
+      products,
+      subscriptions: [
+        subscription("sub_api", "price_a", items(["price_a", 1], ["price_calls", null])),
+        subscription("sub_api_storage", "price_a", items(["price_calls", null], ["price_b", 2])),
+        subscription("sub_reverse", "price_b", items(["price_b", 1], ["price_a", 1])),
+        subscription("sub_tip", "price_d", items(["price_d", 1], ["price_c", 1])),
+        subscription("sub_team_storage", "price_d", items(["price_d", 1], ["price_b", 1])),
+        subscription("sub_api_team", "price_d", items(["price_calls", null], ["price_d", 1])),
+      ],
+    }), none, NOW);
+    const reason = (id: string) => `${itemOf(plan, "subscription", id)?.action}: ${itemOf(plan, "subscription", id)?.reason}`;
+    const planned = (id: string) => plan.subscriptions.find((s) => s.source.id === id);
+    expect(planned("sub_api")).toMatchObject({ productKey: "prod_3/month/1", addOns: [{ productKey: "prod_1/month/1", quantity: 1 }] });
+    expect(planned("sub_api_storage")).toMatchObject({ productKey: "prod_3/month/1", addOns: [{ productKey: "prod_2/month/1", quantity: 2 }] });
+    expect(planned("sub_team_storage")).toMatchObject({ productKey: "prod_5/month/1", addOns: [{ productKey: "prod_2/month/1", quantity: 1 }] });
+    // a product is a main product or an add-on, not both
+    expect(reason("sub_reverse")).toMatch(/^blocked: Its main product is an add-on of another subscription's/);
+    expect(reason("sub_api_team")).toMatch(/^blocked: One of its products is another subscription's main product/);
+    expect(reason("sub_tip")).toMatch(/^blocked: Its price price_c cannot be an add-on/);
   });
 
   it("brings one Stripe customer per email over: the one with a subscription; the other says which", () => {

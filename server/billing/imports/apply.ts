@@ -12,6 +12,9 @@ import { addArchivedPrices, createProduct, updateProduct } from "../products/wri
 import { PriceCreateInput, ProductCreateInput, ProductUpdateInput } from "../products/input.js";
 import { loadProducts } from "../products/service.js";
 import { priceAmount } from "../products/pricing.js";
+import { addOnAmount } from "../products/add-ons.js";
+import type { ProductWire } from "../products/wire.js";
+import type { SubscriptionAddOn } from "../../db/schema/index.js";
 import { createDiscount, updateDiscount } from "../discounts/service.js";
 import { DiscountCreateInput, DiscountUpdateInput } from "../discounts/input.js";
 import { createCustomer, findCustomerRow, updateCustomer } from "../customers/service.js";
@@ -19,7 +22,7 @@ import { CustomerCreateInput, CustomerUpdateInput } from "../customers/input.js"
 import { adoptSavedMethod } from "../payments/methods.js";
 import { insertSubscriptionRow, newSubscriptionFromCheckout } from "../subscriptions/service.js";
 import { digestOf, PENDING_METER, productDigest, type PlannedProduct } from "./plan-catalog.js";
-import { linkKey, type Plan, type PlanItem, type PlannedCustomer, type PlannedSubscription } from "./plan.js";
+import { linkKey, type Plan, type PlanItem, type PlannedAddOn, type PlannedCustomer, type PlannedSubscription } from "./plan.js";
 import * as repo from "./repository.js";
 
 export interface ApplyContext {
@@ -137,6 +140,30 @@ async function applyProducts(ctx: ApplyContext, plan: Plan): Promise<void> {
   }
 }
 
+/**
+ * The add-ons each main product offers: those its imported subscriptions bill (added to what it offers already).
+ * A product till refuses to offer as an add-on blocks the subscriptions that bill it, with till's reason.
+ */
+async function applyAddOnOffers(ctx: ApplyContext, plan: Plan): Promise<void> {
+  const offers = new Map<string, Set<string>>();
+  for (const s of plan.subscriptions) {
+    for (const a of s.addOns) offers.set(s.productKey, (offers.get(s.productKey) ?? new Set()).add(a.productKey));
+  }
+  for (const [baseKey, addOnKeys] of offers) {
+    const baseId = ctx.links.get(linkKey("product", baseKey));
+    const ids = [...addOnKeys].map((k) => ctx.links.get(linkKey("product", k)));
+    if (!baseId || ids.some((id) => !id)) continue;
+    await ctx.db.transaction(async (tx) => {
+      const offered = (await loadProducts(tx, ctx.organizationId, [baseId], ctx.baseURL)).get(baseId)?.add_on_ids ?? [];
+      const missing = (ids as string[]).filter((id) => !offered.includes(id));
+      if (missing.length === 0) return;
+      await updateProduct(tx, ctx.organizationId, baseId, parseWith(ProductUpdateInput, { add_on_ids: [...offered, ...missing] }, "body"), ctx.baseURL);
+    }).catch((err: unknown) => {
+      for (const s of plan.subscriptions.filter((x) => x.productKey === baseKey && x.addOns.length > 0)) refuse(ctx, "subscription", s.source.id, err);
+    });
+  }
+}
+
 async function applyDiscounts(ctx: ApplyContext, plan: Plan): Promise<void> {
   const tillProducts = (stripeIds: string[]) =>
     [...ctx.links.entries()].filter(([k]) => stripeIds.some((id) => k.startsWith(`product|${id}/`))).map(([, v]) => v);
@@ -203,28 +230,53 @@ async function applyCustomers(ctx: ApplyContext, plan: Plan, customers: PlannedC
   }
 }
 
+/** A subscription's add-ons as till holds them (each one's amount per period), or why one cannot be billed. */
+function addOnRows(
+  links: Array<PlannedAddOn & { productId: string; priceId: string }>,
+  products: Map<string, ProductWire>,
+  since: Date,
+): SubscriptionAddOn[] | string {
+  const rows: SubscriptionAddOn[] = [];
+  for (const a of links) {
+    const price = products.get(a.productId)?.prices.find((p) => p.id === a.priceId);
+    const billed = price ? addOnAmount(price, a.quantity) : { refusal: "Its price is gone." };
+    if ("refusal" in billed) return `Its add-on ${products.get(a.productId)?.name ?? a.productKey} cannot be billed: ${billed.refusal}`;
+    rows.push({ id: randomUUID(), productId: a.productId, priceId: a.priceId, quantity: a.quantity, amount: billed.amount, createdAt: since.toISOString() });
+  }
+  return rows;
+}
+
 /** Writes a subscription till will renew, `incomplete` until the processor has ended its own (handover.ts). */
 async function stageSubscription(ctx: ApplyContext, s: PlannedSubscription): Promise<void> {
   const customerId = ctx.links.get(linkKey("customer", s.source.customerId));
   const productId = ctx.links.get(linkKey("product", s.productKey));
   const priceIds = s.priceKeys.map((k) => ctx.links.get(linkKey("price", k)));
   const discountId = s.discountKey ? ctx.links.get(linkKey("discount", s.discountKey)) : null;
+  const addOnLinks = s.addOns.map((a) => ({ ...a, productId: ctx.links.get(linkKey("product", a.productKey)), priceId: ctx.links.get(linkKey("price", a.priceKey)) }));
   const item = ctx.items.get(linkKey("subscription", s.source.id));
-  if (!customerId || !productId || priceIds.some((p) => !p) || discountId === undefined) {
+  if (item?.action === "blocked") return;
+  if (!customerId || !productId || priceIds.some((p) => !p) || discountId === undefined || addOnLinks.some((a) => !a.productId || !a.priceId)) {
     if (item) Object.assign(item, { action: "blocked", reason: "Its customer, product, price or coupon was not imported (see their items)." });
     return;
   }
   await ctx.db.transaction(async (tx) => {
-    const product = (await loadProducts(tx, ctx.organizationId, [productId], ctx.baseURL)).get(productId);
+    const loaded = await loadProducts(tx, ctx.organizationId, [productId, ...addOnLinks.map((a) => a.productId as string)], ctx.baseURL);
+    const product = loaded.get(productId);
     const prices = (product?.prices ?? []).filter((p) => priceIds.includes(p.id));
     const licensed = prices.find((p) => p.amount_type !== "metered_unit");
-    const amount = licensed ? priceAmount(licensed, { seats: s.seats }) : 0;
+    const addOns = addOnRows(addOnLinks as Array<PlannedAddOn & { productId: string; priceId: string }>, loaded, s.source.currentPeriodStart);
+    if (typeof addOns === "string") {
+      if (item) Object.assign(item, { action: "blocked", reason: addOns });
+      return;
+    }
+    // the base product's amount (the add-ons' are theirs; the wire's `amount` adds them up)
+    const amount = licensed ? (priceAmount(licensed, { seats: s.seats }) ?? 0) : 0;
     const id = randomUUID();
     const { till_subscription_id: _mark, ...metadata } = s.source.metadata;
     const row = newSubscriptionFromCheckout({
-      id, organizationId: ctx.organizationId, checkoutId: "", customerId, productId, priceIds: priceIds as string[], amount: amount ?? 0,
+      id, organizationId: ctx.organizationId, checkoutId: "", customerId, productId, priceIds: priceIds as string[], amount,
       currency: s.source.currency, recurringInterval: product?.recurring_interval ?? "month", recurringIntervalCount: product?.recurring_interval_count ?? 1,
-      trialEnd: s.trialing ? s.source.trialEnd : null, periodEnd: s.source.currentPeriodEnd, discountId, seats: s.seats,
+      trialEnd: s.trialing ? s.source.trialEnd : null, periodEnd: s.source.currentPeriodEnd, discountId, seats: s.seats, addOns,
       metadata: { ...metadata, stripe_subscription_id: s.source.id }, customFieldData: {}, now: s.source.currentPeriodStart,
     });
     await insertSubscriptionRow(tx, {
@@ -251,6 +303,7 @@ async function stageSubscription(ctx: ApplyContext, s: PlannedSubscription): Pro
 export async function applyPlan(ctx: ApplyContext, plan: Plan): Promise<number> {
   await applyMeters(ctx, plan);
   await applyProducts(ctx, plan);
+  await applyAddOnOffers(ctx, plan);
   await applyDiscounts(ctx, plan);
   const byCustomer = new Map<string, PlannedSubscription[]>();
   for (const s of plan.subscriptions) {

@@ -107,10 +107,16 @@ async function later(deps: HandoverDeps, h: repo.HandoverRow, token: string, det
 async function updatedSince(deps: HandoverDeps, h: repo.HandoverRow, current: SourceSubscription, mine: SubscriptionRow): Promise<string | null> {
   const keys = [...current.items.map((i) => `price|${priceKey(i.priceId, current.currency)}`), ...current.couponIds.map((c) => `discount|${c}`)];
   const links = await repo.linkedTillIds(deps.db, h.organizationId, h.processor, keys);
-  const prices = current.items.map((i) => links.get(`price|${priceKey(i.priceId, current.currency)}`));
-  if (prices.length !== mine.priceIds.length || prices.some((p) => !p || !mine.priceIds.includes(p))) return "Its prices changed at Stripe since the plan.";
-  const seats = current.items.find((i) => i.quantity !== null)?.quantity ?? null;
+  const items = current.items.map((i) => ({ ...i, tillPrice: links.get(`price|${priceKey(i.priceId, current.currency)}`) }));
+  const addOnOf = new Map(mine.addOns.map((a) => [a.priceId, a]));
+  const held = [...mine.priceIds, ...addOnOf.keys()];
+  if (items.length !== held.length || items.some((i) => !i.tillPrice || !held.includes(i.tillPrice))) return "Its prices changed at Stripe since the plan.";
+  const base = items.filter((i) => !addOnOf.has(i.tillPrice ?? ""));
+  const seats = base.find((i) => i.quantity !== null)?.quantity ?? null;
   if (mine.seats !== null ? seats !== mine.seats : seats !== null && seats !== 1) return "Its quantity changed at Stripe since the plan.";
+  if (items.some((i) => addOnOf.has(i.tillPrice ?? "") && (i.quantity ?? 1) !== addOnOf.get(i.tillPrice ?? "")?.quantity)) {
+    return "Its quantity changed at Stripe since the plan.";
+  }
   const coupon = current.couponIds[0] ? (links.get(`discount|${current.couponIds[0]}`) ?? "?") : null;
   if (coupon !== mine.discountId) return "Its coupon changed at Stripe since the plan.";
   return null;

@@ -6,6 +6,7 @@ import type { ImportAction, ImportKind } from "../../../shared/stripe-import.js"
 import { catalogUse, digestOf, PENDING_METER, planDiscounts, productDigest, planMeter, planProduct, priceKey, recurrenceOf } from "./plan-catalog.js";
 import type { PlannedDiscount, PlannedMeter, PlannedProduct } from "./plan-catalog.js";
 import { MAX_DAYS_UNTIL_DUE } from "../terms.js";
+import { MAX_ADD_ONS } from "../products/add-ons.js";
 
 export interface PlanItem {
   kind: ImportKind;
@@ -40,6 +41,8 @@ export interface PlannedSubscription {
   productKey: string;
   priceKeys: string[];
   seats: number | null;
+  /** The other products it bills, each one price in a quantity: till's add-ons of its product. */
+  addOns: PlannedAddOn[];
   /** The coupon (its link key) applied, if any. */
   discountKey: string | null;
   trialing: boolean;
@@ -48,6 +51,12 @@ export interface PlannedSubscription {
    * nowhere, so there is nothing to hand over).
    */
   ending: boolean;
+}
+
+export interface PlannedAddOn {
+  productKey: string;
+  priceKey: string;
+  quantity: number;
 }
 
 export interface Plan {
@@ -132,31 +141,67 @@ interface PriceUse {
   licensed: boolean;
   /** Sold per seat in till: the subscription's quantity is its seats. */
   seatBased: boolean;
+  /** till's amount type of the price (null: it cannot be imported). */
+  amountType: string | null;
   reason: string | null;
 }
 
-/** A subscription's items mapped to one till product and its prices, or why they cannot be. */
-function mapItems(s: SourceSubscription, prices: Map<string, PriceUse>): Omit<PlannedSubscription, "source" | "discountKey" | "trialing" | "ending"> | string {
-  const products = new Set<string>();
-  const priceKeys: string[] = [];
-  let licensed = 0;
-  let seats: number | null = null;
+type MappedItems = Pick<PlannedSubscription, "productKey" | "priceKeys" | "seats" | "addOns">;
+interface UsedItem {
+  priceId: string;
+  key: string;
+  quantity: number | null;
+  price: PriceUse;
+}
+
+/** The prices an add-on can bill with its subscription (till's add-ons: fixed per unit, per seat, or free). */
+const ADD_ON_TYPES = new Set(["fixed", "seat_based", "free"]);
+
+/**
+ * A subscription's items mapped to one till product and its prices, and the other products' as its add-ons; or why
+ * they cannot be. The main product is the one it meters (till meters its main product only), else its first item's.
+ */
+function mapItems(s: SourceSubscription, prices: Map<string, PriceUse>): MappedItems | string {
+  const byProduct = new Map<string, UsedItem[]>();
   for (const item of s.items) {
-    const price = prices.get(priceKey(item.priceId, s.currency));
+    const key = priceKey(item.priceId, s.currency);
+    const price = prices.get(key);
     if (!price) return `Its price ${item.priceId} has no ${s.currency.toUpperCase()} amount to import.`;
     if (price.reason) return `Its price ${item.priceId} cannot be imported: ${price.reason}`;
-    products.add(price.productKey);
-    priceKeys.push(priceKey(item.priceId, s.currency));
-    if (price.licensed) {
-      licensed += 1;
-      seats = price.seatBased ? (item.quantity ?? 1) : null;
-    }
+    byProduct.set(price.productKey, [...(byProduct.get(price.productKey) ?? []), { priceId: item.priceId, key, quantity: item.quantity, price }]);
   }
-  if (products.size !== 1 || licensed > 1) {
-    return "It bills several products or several licensed prices at once: the import does not map them to till's add-ons yet.";
+  const groups = [...byProduct.entries()];
+  const metered = groups.filter(([, used]) => used.some((u) => !u.price.licensed));
+  if (metered.length > 1) return "It meters prices of several products: till meters a subscription's main product only.";
+  const [productKey = "", base = []] = metered[0] ?? groups[0] ?? [];
+  const licensed = base.filter((u) => u.price.licensed);
+  if (licensed.length > 1) return "It bills several licensed prices of one product at once: a till subscription has one price per product.";
+  const addOns: PlannedAddOn[] = [];
+  for (const [key, used] of groups) {
+    if (key === productKey) continue;
+    const [only] = used;
+    if (!only || used.length > 1) return "It bills several prices of one add-on product at once: till bills one price per add-on.";
+    if (!ADD_ON_TYPES.has(only.price.amountType ?? "")) return `Its price ${only.priceId} cannot be an add-on: till's add-ons have fixed, per-seat or free prices.`;
+    addOns.push({ productKey: key, priceKey: only.key, quantity: only.quantity ?? 1 });
   }
-  const [productKey = ""] = products;
-  return { productKey, priceKeys, seats };
+  if (addOns.length > MAX_ADD_ONS) return `It bills more than ${MAX_ADD_ONS} products: a till subscription holds at most ${MAX_ADD_ONS} add-ons.`;
+  const seatItem = licensed[0]?.price.seatBased ? licensed[0] : undefined;
+  return { productKey, priceKeys: base.map((u) => u.key), seats: seatItem ? (seatItem.quantity ?? 1) : null, addOns };
+}
+
+/**
+ * Why a subscription's products cannot be offered as till's add-ons, given the main products and add-ons of the
+ * subscriptions planned before it (a till product that offers add-ons is no add-on itself), or null.
+ */
+function addOnConflict(mapped: MappedItems, roles: { bases: Set<string>; addOns: Set<string> }, archived: Set<string>): string | null {
+  if (mapped.addOns.length > 0 && roles.addOns.has(mapped.productKey)) {
+    return "Its main product is an add-on of another subscription's: a till product that offers add-ons is no add-on itself.";
+  }
+  for (const a of mapped.addOns) {
+    if (roles.bases.has(a.productKey)) return "One of its products is another subscription's main product: a till product that offers add-ons is no add-on itself.";
+    if (archived.has(a.productKey)) return "One of its add-on products is archived at Stripe: till offers only products on sale as add-ons.";
+  }
+  return null;
 }
 
 export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Date): Plan {
@@ -183,7 +228,8 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
       reason: sellable ? null : "None of its prices can be imported (see them).",
     });
     for (const price of p.prices) {
-      priceProduct.set(price.key, { productKey: p.key, licensed: price.source.usage === "licensed", seatBased: price.body?.amount_type === "seat_based", reason: price.reason });
+      const amountType = typeof price.body?.amount_type === "string" ? price.body.amount_type : null;
+      priceProduct.set(price.key, { productKey: p.key, licensed: price.source.usage === "licensed", seatBased: amountType === "seat_based", amountType, reason: price.reason });
       const link = existing.links.get(linkKey("price", price.key));
       const action: ImportAction = price.body ? (link ? "unchanged" : "create") : "blocked";
       const becomes = price.body ? `${String(price.body.amount_type)} price in ${price.currency.toUpperCase()}${price.slot === "archived" ? " (archived: kept for its subscriptions)" : ""}` : null;
@@ -212,6 +258,8 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
     items.push({ kind: "customer", sourceId: c.source.id, label: c.source.email ?? c.source.name ?? c.source.id, action, tillId: linked?.tillId ?? adopted ?? null, becomes, reason: c.reason });
   }
   const subscriptions: PlannedSubscription[] = [];
+  const roles = { bases: new Set<string>(), addOns: new Set<string>() };
+  const archived = new Set(products.filter((p) => p.archived).map((p) => p.key));
   const customerOf = new Map(snapshot.customers.map((c) => [c.id, c]));
   for (const s of snapshot.subscriptions) {
     const label = `${customerOf.get(s.customerId)?.email ?? s.customerId}'s subscription`;
@@ -228,7 +276,8 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
     }
     const refused = subscriptionRefusal(s, existing);
     const mapped = mapItems(s, priceProduct);
-    const problem = refused ?? (typeof mapped === "string" ? { action: "blocked" as const, reason: mapped } : null)
+    const conflict = typeof mapped === "string" ? mapped : addOnConflict(mapped, roles, archived);
+    const problem = refused ?? (conflict ? { action: "blocked" as const, reason: conflict } : null)
       ?? (!customerOk.has(s.customerId) ? { action: "blocked" as const, reason: `Its customer ${s.customerId} cannot be imported.` } : null)
       ?? (s.couponIds.length > 1 ? { action: "blocked" as const, reason: "It has several coupons: a till subscription has one discount." } : null)
       ?? (s.couponIds[0] && !discountOk.has(s.couponIds[0]) ? { action: "blocked" as const, reason: `Its coupon ${s.couponIds[0]} cannot be imported.` } : null)
@@ -240,6 +289,8 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
       push(problem?.action ?? "blocked", problem?.reason ?? null);
       continue;
     }
+    if (mapped.addOns.length > 0) roles.bases.add(mapped.productKey);
+    for (const a of mapped.addOns) roles.addOns.add(a.productKey);
     const trialing = s.trialEnd !== null && s.trialEnd > now;
     const ending = s.cancelAtPeriodEnd && !s.movedTo;
     subscriptions.push({ source: s, ...mapped, discountKey: s.couponIds[0] ?? null, trialing, ending });
