@@ -116,10 +116,12 @@ function bodyOf(form: FormData, sub: Subscription, name: (productId: string) => 
 }
 
 /** The toast once a change is made: what it is, and what it billed now or when it applies. */
-function changedSaid(s: Subscription, body: Record<string, unknown>, billed: DraftOrder | null): string {
+function changedSaid(s: Subscription, body: Record<string, unknown>, preview: Preview): string {
+  const billed = preview.order;
   const now = billed ? `; billed ${money(billed.total_amount, billed.currency)} now` : "";
   if (!body.items) return `Changed: ${s.product.name}${s.seats ? `, ${s.seats} seats` : ""}${now}.`;
-  return s.pending_update?.items ? `The add-ons change on ${day(s.pending_update.applies_at)}.` : `Changed the add-ons of ${s.product.name}${now}.`;
+  if (s.pending_update?.items) return `The add-ons change on ${day(s.pending_update.applies_at)}.`;
+  return `Changed the add-ons of ${s.product.name}${now || (preview.carried_forward.length ? "; the difference is carried to the next renewal" : "")}.`;
 }
 
 function PreviewView({ preview }: { preview: Preview }) {
@@ -182,7 +184,7 @@ export function ChangeDialog({ sub, onSaved }: { sub: Subscription; onSaved: (s:
     const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, { body: { ...asked.body, proration_date: asked.preview.proration_date } });
     setBusy(false);
     if (!r.ok) return setError(r.error.message);
-    toast(changedSaid(r.data, asked.body, asked.preview.order));
+    toast(changedSaid(r.data, asked.body, asked.preview));
     reset(false);
     onSaved(r.data);
   }
