@@ -1,7 +1,8 @@
 // A subscription's plan, seats or add-ons changed in a dialog that first shows what the change bills — the order
 // billed now (its lines, discount, tax, total and what the card is charged), the proration carried to the next
-// renewal, and that renewal — from POST …/preview with the very body the change sends; confirming PATCHes that body with the
-// preview's proration_date, so the order billed is the one shown, to the cent. Also the next renewal as it stands.
+// renewal, and that renewal — from POST …/preview with the very body the change sends; confirming PATCHes that
+// body with the preview's proration_date, so the order billed is the one shown, to the cent. Also the next renewal
+// as it stands.
 import * as Dialog from "@radix-ui/react-dialog";
 import { useState, type FormEvent } from "react";
 import { Field, SelectField, Status } from "../../ui.js";
