@@ -14,7 +14,7 @@ import { priceLabel, type Product } from "../wire.js";
 /** "Storage ($5.00 / month)": a product as a chooser or a list names it. */
 export const describeAddOn = (p: Product) => `${p.name} (${priceLabel(p.prices.find((x) => !x.is_archived), p.recurring_interval, money)})`;
 
-/** Whether the editor's list differs from the product's (only a change is sent: an untouched list is not checked again). */
+/** Whether the editor's list differs from the product's: only a change is sent (an untouched one is not checked). */
 export const addOnsChanged = (ids: string[], before: string[] | undefined) => ids.join(",") !== (before ?? []).join(",");
 
 /**

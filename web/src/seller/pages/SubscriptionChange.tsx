@@ -97,7 +97,7 @@ const BEHAVIORS = [
   { value: "next_period", label: "From the next period (nothing billed now)" },
 ];
 
-/** The body of the change the form asks for (a plan, the seats or the add-ons: one at a time, as the API takes them). */
+/** The body of the change the form asks for: a plan, the seats or the add-ons, one at a time as the API takes them. */
 function bodyOf(form: FormData, sub: Subscription, name: (productId: string) => string): Record<string, unknown> | string {
   const product = String(form.get("product_id") ?? "");
   const seatsText = String(form.get("seats") ?? "").trim();
