@@ -40,6 +40,8 @@ export interface Product {
   created_at: string;
   prices: Price[];
   benefits: Benefit[];
+  /** till's own: the products offered as add-ons on this product's subscriptions. */
+  add_on_ids?: string[];
 }
 
 export interface OrderItem {
@@ -94,11 +96,28 @@ export interface Subscription {
   customer_id: string;
   product_id: string;
   customer: { id: string; email: string | null; name: string | null };
-  product: { id: string; name: string };
+  product: { id: string; name: string; add_on_ids?: string[] };
   /** Seat-based subscriptions' seats; null otherwise. */
   seats?: number | null;
-  /** A change set to apply at the period's end (next_period). */
-  pending_update?: { applies_at: string; product_id: string | null; seats: number | null } | null;
+  /** Every price billed: the product's, then the add-ons'. */
+  prices?: Price[];
+  /** till's own: the add-ons billed with the product, each with its quantity and what it adds per period. */
+  items?: SubscriptionItem[];
+  /** A change set to apply at the period's end (next_period); `items`: the add-ons it writes (null: unchanged). */
+  pending_update?: { applies_at: string; product_id: string | null; seats: number | null; items?: AddOnHeld[] | null } | null;
+}
+
+/** An add-on as a subscription holds it (or a scheduled change will). */
+export interface AddOnHeld {
+  product_id: string;
+  quantity: number;
+  amount: number;
+}
+
+export interface SubscriptionItem extends AddOnHeld {
+  id: string;
+  product: { id: string; name: string } | null;
+  price: Price | null;
 }
 
 export interface CustomerState extends Customer {

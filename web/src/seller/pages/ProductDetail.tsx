@@ -1,6 +1,6 @@
 // /products/<id>: a product as a seller checks it — its billing, every active price as it reads (the usage
-// prices after the one a buyer picks), its benefits, its sales a click away, and archiving it (asked once more)
-// or restoring it. Editing is its own page (the header's action).
+// prices after the one a buyer picks), the add-ons it offers, its benefits, its sales a click away, and archiving
+// it (asked once more) or restoring it. Editing is its own page (the header's action).
 import { useEffect, useState } from "react";
 import { Status } from "../../ui.js";
 import { isMeteredKind } from "../../kinds.js";
@@ -14,6 +14,7 @@ import { priceDescription } from "../prices.js";
 import { useToast } from "../Toasts.js";
 import { href, params } from "../url.js";
 import type { Price, Product } from "../wire.js";
+import { AddOnsList } from "./ProductAddOns.js";
 import { ProductBenefits } from "./ProductBenefits.js";
 
 /** The price a buyer chooses first, then what usage adds to it. */
@@ -140,6 +141,7 @@ export function ProductDetail({ id }: { id: string }) {
         </ul>
         {prices.length === 0 && <p className="hint">No active price: edit the product to add one.</p>}
       </section>
+      <AddOnsList product={product} />
       <ProductBenefits product={product} mayWrite={mayWrite} onSaved={setSaved} />
       {mayWrite ? <Archive product={product} onSaved={setSaved} /> : <ReadOnly what="change products" />}
     </Layout>

@@ -1,8 +1,10 @@
 // /products/new and /products/<id>/edit: a product's name, description, billing and every price, each of any
 // kind the API takes (seller/price-drafts.ts). An untouched price is kept by id; a changed one replaces it; a
-// price of a kind this page cannot edit is kept, never dropped. Saving opens the product's page.
+// price of a kind this page cannot edit is kept, never dropped; a subscription product's add-ons are chosen in
+// their section (ProductAddOns.tsx). Saving opens the product's page.
 import { useState } from "react";
 import { useFieldArray, useForm, useWatch } from "react-hook-form";
+import type { ApiError } from "../../api.js";
 import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
@@ -14,6 +16,7 @@ import { priceDescription } from "../prices.js";
 import { href } from "../url.js";
 import type { Product } from "../wire.js";
 import { PriceFields, type Meter, type ProductFormValues } from "./PriceFields.js";
+import { addOnErrors, addOnsChanged, AddOnsField } from "./ProductAddOns.js";
 import { billingOf } from "./ProductDetail.js";
 import { extrasBody, extrasOf, ProductExtras, type ProductMore } from "./ProductExtras.js";
 
@@ -32,6 +35,8 @@ function valuesOf(product: Product | null): ProductFormValues {
 function ProductForm({ product }: { product: ProductMore | null }) {
   const { scope } = useSeller();
   const [error, setError] = useState<string | undefined>(undefined);
+  const [refused, setRefused] = useState<ApiError | null>(null);
+  const [addOns, setAddOns] = useState<string[]>(product?.add_on_ids ?? []);
   const meters = useLoad(() => v1<ListPage<Meter>>(scope, "GET", "/meters/", { query: { limit: 100 } }), "meters");
   const { register, control, handleSubmit, setValue, formState } = useForm<ProductFormValues>({ defaultValues: valuesOf(product) });
   const prices = useFieldArray({ control, name: "prices" });
@@ -40,16 +45,22 @@ function ProductForm({ product }: { product: ProductMore | null }) {
   const recurring = Boolean(product ? product.recurring_interval : interval);
   const onSubmit = handleSubmit(async (v) => {
     setError(undefined);
+    setRefused(null);
     const made = pricesOf(v.prices);
     if ("error" in made) return setError(made.error);
     if (made.prices.length === 0) return setError("A product needs at least one price: add one.");
     const body: Record<string, unknown> = { name: v.name.trim(), description: v.description.trim() || null, prices: made.prices, ...extrasBody(extras, recurring) };
+    if (recurring && addOnsChanged(addOns, product?.add_on_ids)) body.add_on_ids = addOns;
     if (!product) {
       body.recurring_interval = v.interval || null;
       if (v.interval) body.recurring_interval_count = Number(v.intervalCount) || 1;
     }
     const r = product ? await v1<Product>(scope, "PATCH", `/products/${product.id}`, { body }) : await v1<Product>(scope, "POST", "/products/", { body });
-    if (!r.ok) return setError(r.error.message);
+    if (!r.ok) {
+      setRefused(r.error);
+      // the add-ons' refusals are said at their section, by name
+      return setError(addOnErrors(r.error, addOns, undefined).length ? "Not saved: see the add-ons." : r.error.message);
+    }
     window.location.assign(href(`/products/${r.data.id}`, { saved: product ? 1 : undefined, created: product ? undefined : 1 }));
   });
   return (
@@ -115,6 +126,7 @@ function ProductForm({ product }: { product: ProductMore | null }) {
           Add a price
         </button>
       </section>
+      {recurring && <AddOnsField productId={product?.id ?? null} ids={addOns} set={setAddOns} error={refused} />}
       <ProductExtras x={extras} set={setExtras} recurring={recurring} />
       <div className="form-actions">
         <button type="submit" className="primary" disabled={formState.isSubmitting}>

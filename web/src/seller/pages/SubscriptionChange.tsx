@@ -1,11 +1,13 @@
-// A subscription's plan or seats changed in a dialog that first shows what the change bills — the order billed now
-// (its lines, discount, tax, total and what the card is charged), the proration carried to the next renewal, and
-// that renewal — from POST …/preview with the very body the change sends; confirming PATCHes that body with the
-// preview's proration_date, so the order billed is the one shown, to the cent. Also the next renewal as it stands.
+// A subscription's plan, seats or add-ons changed in a dialog that first shows what the change bills — the order
+// billed now (its lines, discount, tax, total and what the card is charged), the proration carried to the next
+// renewal, and that renewal — from POST …/preview with the very body the change sends; confirming PATCHes that
+// body with the preview's proration_date, so the order billed is the one shown, to the cent. Also the next renewal
+// as it stands.
 import * as Dialog from "@radix-ui/react-dialog";
 import { useState, type FormEvent } from "react";
 import { Field, SelectField, Status } from "../../ui.js";
 import { v1 } from "../api.js";
+import { addOnItemsOf, heldAddOns } from "../add-on-changes.js";
 import { Chooser } from "../Chooser.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
@@ -13,6 +15,7 @@ import { day, Loading, money } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { priceLabel, type Product, type Subscription } from "../wire.js";
 import "../sales.css";
+import { AddOnFields, hasAddOns } from "./SubscriptionItems.js";
 
 export interface DraftOrder {
   currency: string;
@@ -66,7 +69,8 @@ export function Ledger({ draft, testId }: { draft: DraftOrder; testId?: string }
 /** The next renewal as it stands (none when the subscription ends, is set to end, or is past due). */
 export function UpcomingRenewal({ sub }: { sub: Subscription }) {
   const { scope } = useSeller();
-  const key = `${sub.id}|${sub.product_id}|${sub.cancel_at_period_end}|${sub.status}|${sub.amount}`;
+  // a scheduled change (an add-on's next_period) changes the renewal without changing the amount yet
+  const key = `${sub.id}|${sub.product_id}|${sub.cancel_at_period_end}|${sub.status}|${sub.amount}|${JSON.stringify(sub.pending_update ?? null)}`;
   const up = useLoad<Upcoming | null>(async () => {
     const r = await v1<Upcoming>(scope, "GET", `/subscriptions/${sub.id}/upcoming`);
     // no renewal coming is an answer, not an error
@@ -93,10 +97,15 @@ const BEHAVIORS = [
   { value: "next_period", label: "From the next period (nothing billed now)" },
 ];
 
-function bodyOf(form: FormData): Record<string, unknown> | string {
+/** The body of the change the form asks for: a plan, the seats or the add-ons, one at a time as the API takes them. */
+function bodyOf(form: FormData, sub: Subscription, name: (productId: string) => string): Record<string, unknown> | string {
   const product = String(form.get("product_id") ?? "");
   const seatsText = String(form.get("seats") ?? "").trim();
   const behavior = String(form.get("proration") ?? "") || undefined;
+  const items = addOnItemsOf(heldAddOns(sub), form, name);
+  if (typeof items === "string") return items;
+  if (items && (product || seatsText)) return "Change the plan, the seats or the add-ons, one at a time.";
+  if (items) return { items, proration_behavior: behavior };
   if (product && seatsText) return "Change the product or the seats, one at a time.";
   if (product) return { product_id: product, proration_behavior: behavior };
   if (seatsText) {
@@ -104,7 +113,16 @@ function bodyOf(form: FormData): Record<string, unknown> | string {
     if (!Number.isInteger(seats) || seats < 1) return "Write the number of seats as a whole number, at least 1.";
     return { seats, proration_behavior: behavior };
   }
-  return "Choose the new product or the number of seats.";
+  return hasAddOns(sub) ? "Choose the new plan, the number of seats or a change of add-ons." : "Choose the new product or the number of seats.";
+}
+
+/** The toast once a change is made: what it is, and what it billed now or when it applies. */
+function changedSaid(s: Subscription, body: Record<string, unknown>, preview: Preview): string {
+  const billed = preview.order;
+  const now = billed ? `; billed ${money(billed.total_amount, billed.currency)} now` : "";
+  if (!body.items) return `Changed: ${s.product.name}${s.seats ? `, ${s.seats} seats` : ""}${now}.`;
+  if (s.pending_update?.items) return `The add-ons change on ${day(s.pending_update.applies_at)}.`;
+  return `Changed the add-ons of ${s.product.name}${now || (preview.carried_forward.length ? "; the difference is carried to the next renewal" : "")}.`;
 }
 
 function PreviewView({ preview }: { preview: Preview }) {
@@ -144,6 +162,7 @@ export function ChangeDialog({ sub, onSaved }: { sub: Subscription; onSaved: (s:
   const [asked, setAsked] = useState<{ body: Record<string, unknown>; preview: Preview } | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const addOns = hasAddOns(sub);
   const reset = (o: boolean) => {
     setOpen(o);
     setAsked(null);
@@ -151,7 +170,7 @@ export function ChangeDialog({ sub, onSaved }: { sub: Subscription; onSaved: (s:
   };
   async function review(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    const body = bodyOf(new FormData(e.currentTarget));
+    const body = bodyOf(new FormData(e.currentTarget), sub, (id) => sub.items?.find((i) => i.product_id === id)?.product?.name ?? "the add-on");
     if (typeof body === "string") return setError(body);
     setBusy(true);
     const r = await v1<Preview>(scope, "POST", `/subscriptions/${sub.id}/preview`, { body });
@@ -166,8 +185,7 @@ export function ChangeDialog({ sub, onSaved }: { sub: Subscription; onSaved: (s:
     const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, { body: { ...asked.body, proration_date: asked.preview.proration_date } });
     setBusy(false);
     if (!r.ok) return setError(r.error.message);
-    const billed = asked.preview.order;
-    toast(`Changed: ${r.data.product.name}${r.data.seats ? `, ${r.data.seats} seats` : ""}${billed ? `; billed ${money(billed.total_amount, billed.currency)} now` : ""}.`);
+    toast(changedSaid(r.data, asked.body, asked.preview));
     reset(false);
     onSaved(r.data);
   }
@@ -175,7 +193,7 @@ export function ChangeDialog({ sub, onSaved }: { sub: Subscription; onSaved: (s:
     <Dialog.Root open={open} onOpenChange={reset}>
       <Dialog.Trigger asChild>
         <button type="button" className="primary">
-          Change plan or seats…
+          {addOns ? "Change plan, seats or add-ons…" : "Change plan or seats…"}
         </button>
       </Dialog.Trigger>
       <Dialog.Portal>
@@ -183,7 +201,9 @@ export function ChangeDialog({ sub, onSaved }: { sub: Subscription; onSaved: (s:
         <Dialog.Content className="dialog wide">
           <Dialog.Title className="dialog-title">Change {sub.product.name}</Dialog.Title>
           <Dialog.Description className="dialog-body">
-            {asked ? "Check what the change bills, then confirm it." : "Choose the new plan or number of seats; you see what it bills before anything changes."}
+            {asked
+              ? "Check what the change bills, then confirm it."
+              : `Choose the new plan${addOns ? ", number of seats or add-ons" : " or number of seats"}; you see what it bills before anything changes.`}
           </Dialog.Description>
           {asked ? (
             <>
@@ -208,6 +228,7 @@ export function ChangeDialog({ sub, onSaved }: { sub: Subscription; onSaved: (s:
               {sub.seats !== null && sub.seats !== undefined && (
                 <Field label="Seats" name="seats" inputMode="numeric" optional hint={`Now ${sub.seats}.`} />
               )}
+              {addOns && <AddOnFields sub={sub} />}
               <SelectField label="Proration" name="proration" placeholder="The organization's setting" options={BEHAVIORS} />
               <Status tone="error">{error}</Status>
               <div className="dialog-actions">

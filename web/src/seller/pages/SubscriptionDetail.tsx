@@ -1,7 +1,8 @@
-// /subscriptions/<id>: one subscription — its facts, its upcoming renewal, a change of plan or seats in a dialog that
-// shows what it bills before confirming (SubscriptionChange.tsx), a change scheduled for the period's end (dropped
-// after asking), cancelling at the period's end (or resuming), ending it now, its orders and its timeline; each
-// destructive step is asked once more in a dialog, and each result shows in a toast.
+// /subscriptions/<id>: one subscription — its facts, its items (the plan and its add-ons), its upcoming renewal, a
+// change of plan, seats or add-ons in a dialog that shows what it bills before confirming (SubscriptionChange.tsx),
+// a change scheduled for the period's end (dropped after asking), cancelling at the period's end (or resuming),
+// ending it now, its orders and its timeline; each destructive step is asked once more in a dialog, and each result
+// shows in a toast.
 import { useState } from "react";
 import { CANCELLATION_REASONS } from "../../../../shared/cancellation-reasons.js";
 import { SelectField, Status } from "../../ui.js";
@@ -12,6 +13,8 @@ import { Layout } from "../Layout.js";
 import { Confirm } from "../kit/Confirm.js";
 import { Timeline } from "../kit/Timeline.js";
 import { ChangeDialog, UpcomingRenewal } from "./SubscriptionChange.js";
+import { describeAddOns, SubscriptionItems } from "./SubscriptionItems.js";
+import { useProductsById } from "../products-by-id.js";
 import { useToast } from "../Toasts.js";
 import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
@@ -84,8 +87,13 @@ function Pending({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscriptio
     async () => (pending?.product_id ? v1<{ name: string }>(scope, "GET", `/products/${pending.product_id}`) : { ok: true as const, data: { name: "" } }),
     pending?.product_id ?? "",
   );
+  const addOns = useProductsById(pending?.items?.map((i) => i.product_id) ?? []);
   if (!pending) return null;
-  const what = [pending.product_id ? `moves to ${product.data?.name || "another plan"}` : "", pending.seats ? `${pending.seats} seats` : ""].filter(Boolean).join(", ");
+  const what = [
+    pending.product_id ? `moves to ${product.data?.name || "another plan"}` : "",
+    pending.seats ? `${pending.seats} seats` : "",
+    pending.items ? `bills add-ons: ${describeAddOns(pending.items, addOns.data)}` : "",
+  ].filter(Boolean).join(", ");
   const drop = async () => {
     const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, { body: { pending_update: null } });
     if (!r.ok) return setError(r.error.message);
@@ -135,6 +143,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
             ]}
           />
           <div className="detail-sections">
+            <SubscriptionItems sub={s} />
             <UpcomingRenewal sub={s} />
             <Pending sub={s} onSaved={setSaved} />
             <section aria-labelledby="cancel-h">
