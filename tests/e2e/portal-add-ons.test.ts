@@ -84,10 +84,13 @@ async function review(page: Page, choose: (form: Locator) => Promise<void>, shot
   const form = page.getByRole("form", { name: "Change the add-ons of Team" });
   await choose(form);
   expect(await seriousViolations(page)).toEqual([]);
+  await page.screenshot({ path: `.tmp/portal-add-ons-${shot}-form.png`, fullPage: true });
   await form.getByRole("button", { name: "Review the change" }).click();
   const preview = page.getByRole("region", { name: "Changing Team: what you will pay" });
   await preview.waitFor();
   expect(await seriousViolations(page)).toEqual([]);
+  // the page fits its width (a phone's too): nothing wider than the viewport
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(page.viewportSize()?.width ?? 0);
   await page.screenshot({ path: `.tmp/portal-add-ons-${shot}.png`, fullPage: true });
   return preview;
 }
@@ -182,7 +185,7 @@ describe("add-ons in the portal", () => {
     expect((await latestOrder(sub.id))?.id).toBe(before?.id);
     expect(await text(subs.getByTestId("add-ons-held"))).toBe("Support × 2: $6.00 / month");
     expect(await text(subs.getByTestId("add-ons-pending"))).toBe("Support: $3.00 / month");
-    expect(await text(subs)).toMatch(/Add-ons from /);
+    expect(await text(subs)).toMatch(/From \w+ \d+, \d{4}, your add-ons will be:/);
     // the next change starts from the set the renewal writes
     await subs.getByRole("button", { name: "Change add-ons" }).click();
     expect(await page.getByLabel("Seats of Support").inputValue()).toBe("1");

@@ -53,35 +53,42 @@ export const startingItems = (s: PortalSubscription): AddOnChoice[] =>
 export const mayChangeAddOns = (s: PortalSubscription) =>
   s.product.organization.customer_portal_settings?.subscription?.update_plan !== false && ((s.available_add_ons ?? []).length > 0 || (s.items ?? []).length > 0);
 
-/** The held add-ons, and those a next_period change leaves at the period's end; rows of the subscription's facts. */
-export function AddOnFacts({ subscription: s }: { subscription: PortalSubscription }) {
+/** An add-on set as a list: "Storage × 3: $15.00 / month" each, or that there is none. */
+function AddOnList({ subscription: s, items, testId }: { subscription: PortalSubscription; items: Array<{ product_id: string; quantity: number; amount: number }>; testId: string }) {
   const names = new Map(choicesOf(s).map((c) => [c.id, c.name]));
-  const list = (items: Array<{ product_id: string; quantity: number; amount: number }>) =>
-    items.length === 0 ? (
-      t("addOns.noneHeld")
-    ) : (
-      <ul className="add-on-list">
-        {items.map((i) => (
-          <li key={i.product_id}>{t("addOns.held", { label: itemLabel(names.get(i.product_id) ?? t("addOns.unnamed"), i.quantity), price: perPeriod(i.amount, s) })}</li>
-        ))}
-      </ul>
-    );
-  const pending = s.pending_update?.items ? s.pending_update : null;
+  if (items.length === 0) return <span data-testid={testId}>{t("addOns.noneHeld")}</span>;
+  return (
+    <ul className="add-on-list" data-testid={testId}>
+      {items.map((i) => (
+        <li key={i.product_id}>{t("addOns.held", { label: itemLabel(names.get(i.product_id) ?? t("addOns.unnamed"), i.quantity), price: perPeriod(i.amount, s) })}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** The held add-ons: a row of the subscription's facts. */
+export function AddOnFacts({ subscription: s }: { subscription: PortalSubscription }) {
+  const items = s.items ?? [];
+  if (items.length === 0) return null;
   return (
     <>
-      {(s.items ?? []).length > 0 && (
-        <>
-          <dt>{t("addOns.heading")}</dt>
-          <dd data-testid="add-ons-held">{list(s.items ?? [])}</dd>
-        </>
-      )}
-      {pending?.items && (
-        <>
-          <dt>{t("addOns.pending", { date: formatDate(pending.applies_at) })}</dt>
-          <dd data-testid="add-ons-pending">{list(pending.items)}</dd>
-        </>
-      )}
+      <dt>{t("addOns.heading")}</dt>
+      <dd>
+        <AddOnList subscription={s} items={items} testId="add-ons-held" />
+      </dd>
     </>
+  );
+}
+
+/** The add-ons a next_period change writes at the period's end, under the facts (its sentence is too long for one). */
+export function PendingAddOns({ subscription: s }: { subscription: PortalSubscription }) {
+  const pending = s.pending_update;
+  if (!pending?.items) return null;
+  return (
+    <div className="pending-add-ons">
+      <p>{t("addOns.pending", { date: formatDate(pending.applies_at) })}</p>
+      <AddOnList subscription={s} items={pending.items} testId="add-ons-pending" />
+    </div>
   );
 }
 

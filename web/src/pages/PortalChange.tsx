@@ -8,7 +8,7 @@ import { money, t } from "../i18n/intl.js";
 import type { PortalSubscription } from "../portal-api.js";
 import { changeApi, type AddOnChoice, type CatalogProduct, type ChangePreview, type DraftOrder, type SubscriptionChange } from "../portal-change-api.js";
 import { Field } from "../ui.js";
-import { AddOnsFields, mayChangeAddOns, startingItems } from "./PortalAddOns.js";
+import { AddOnsFields, choicesOf, mayChangeAddOns, startingItems } from "./PortalAddOns.js";
 import { formatDate, SelectField, type Message, type OnError } from "./PortalCommon.js";
 
 type Mode = "plan" | "seats" | "addOns";
@@ -40,6 +40,10 @@ export function PortalChange({
   const [plans, setPlans] = useState<CatalogProduct[]>([]);
   const [mode, setMode] = useState<Mode | null>(null);
   const [items, setItems] = useState<AddOnChoice[]>([]);
+  // the subscription's own add-ons are no plan to move to: they are offered with it (PortalAddOns)
+  const addOnIds = choicesOf(s)
+    .map((c) => c.id)
+    .join(",");
   const [preview, setPreview] = useState<{ change: SubscriptionChange; answer: ChangePreview } | null>(null);
   const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -48,9 +52,10 @@ export function PortalChange({
     if (allowed?.update_plan === false) return;
     void changeApi.catalog(s.product.organization.slug).then((r) => {
       if (!r.ok) return;
-      setPlans(r.data.products.filter((p) => p.is_recurring && !p.is_archived && p.id !== s.product.id && p.recurring_interval === s.recurring_interval));
+      const offered = new Set(addOnIds.split(","));
+      setPlans(r.data.products.filter((p) => p.is_recurring && !p.is_archived && p.id !== s.product.id && p.recurring_interval === s.recurring_interval && !offered.has(p.id)));
     });
-  }, [allowed?.update_plan, s.product.organization.slug, s.product.id, s.recurring_interval]);
+  }, [allowed?.update_plan, s.product.organization.slug, s.product.id, s.recurring_interval, addOnIds]);
 
   useEffect(() => {
     if (preview) heading.current?.focus();

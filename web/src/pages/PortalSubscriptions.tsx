@@ -6,7 +6,7 @@ import { money as formatMoney, t } from "../i18n/intl.js";
 import { CANCELLATION_REASONS, portalApi, type CancellationReason, type PortalSubscription } from "../portal-api.js";
 import { Markdown } from "../markdown.js";
 import { Status } from "../ui.js";
-import { AddOnFacts } from "./PortalAddOns.js";
+import { AddOnFacts, PendingAddOns } from "./PortalAddOns.js";
 import { PortalChange } from "./PortalChange.js";
 import { PortalSeats } from "./PortalSeats.js";
 import { Usage } from "./PortalUsage.js";
@@ -92,6 +92,7 @@ function SubscriptionItem({
       <h3>{name}</h3>
       {s.product.description && <Markdown source={s.product.description} className="product-description" />}
       <SubscriptionFacts subscription={s} live={live} />
+      {live && <PendingAddOns subscription={s} />}
       {live && s.meters && s.meters.length > 0 && <Usage subscription={s} />}
       {live && s.seats != null && <PortalSeats subscriptionId={s.id} productName={name} token={token} onError={onError} say={say} />}
       {live && s.cancel_at_period_end && (
