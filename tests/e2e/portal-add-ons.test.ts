@@ -1,8 +1,9 @@
 // A subscription's add-ons in the customer portal, in a real Chromium against the real server: the customer adds an
 // add-on with a quantity (by keyboard), the portal shows what that bills now and at the renewal, Confirm bills exactly
 // the amount shown; they change its quantity and remove it, and the subscription's items follow each step; with the
-// seller's next_period proration the change waits for the renewal and the portal shows it. axe-clean at each step,
-// on a desktop and on a phone.
+// seller's next_period proration the change waits for the renewal and the portal shows it; in the pseudo-locale every
+// word is the catalog's. axe-clean at each step, on a desktop and on a phone.
+import { readFileSync } from "node:fs";
 import type { Browser, Locator, Page } from "playwright-core";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { rawRequest } from "../helpers/api.js";
+import { pseudoCatalog } from "../../shared/i18n/pseudo.js";
 
 const DAY = 86_400_000;
 let server: TestServer;
@@ -194,5 +196,34 @@ describe("add-ons in the portal", () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: ".tmp/portal-add-ons-phone-pending.png", fullPage: true });
+  });
+
+  it("in the pseudo-locale every word of the add-ons (held, pending, the form) comes from the catalog", async () => {
+    await settings(false);
+    const { storage, sub, url } = await subscribed();
+    const patch = (body: unknown) => rawRequest(server.url, seller.token, "PATCH", `/v1/subscriptions/${sub.id}`, body);
+    expect((await patch({ items: [{ product_id: storage.id, quantity: 2 }], proration_behavior: "invoice" })).status).toBe(200);
+    expect((await patch({ items: [{ product_id: storage.id, quantity: 1 }], proration_behavior: "next_period" })).status).toBe(200);
+    const page = await pages.open({ viewport: { width: 360, height: 740 }, locale: "en-XA" });
+    await page.goto(url);
+    const subs = page.locator("section[aria-labelledby=subscriptions-heading]");
+    await subs.getByTestId("add-ons-pending").waitFor();
+    const pseudo = pseudoCatalog(JSON.parse(readFileSync(new URL("../../web/src/i18n/portal/en.json", import.meta.url), "utf8")) as Record<string, string>);
+    await subs.getByRole("button", { name: pseudo["addOns.change"], exact: true }).click();
+    await subs.locator("fieldset.add-ons").waitFor();
+    const words = await subs.evaluate((root) => {
+      const out: string[] = [];
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) out.push(node.textContent?.trim() ?? "");
+      for (const el of root.querySelectorAll("[aria-label]")) out.push(el.getAttribute("aria-label") ?? "");
+      return out.filter(Boolean);
+    });
+    // data: the seller's product names, the stepper's signs and a date as Intl writes it (the renewal's)
+    const isData = (w: string) => ["Team", "Storage", "Support", "−", "+"].includes(w) || /^[A-Z][a-z]+ \d{1,2}, \d{4}$/.test(w);
+    const untranslated = words.filter((w) => !w.includes("[") && !isData(w));
+    expect(untranslated).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: ".tmp/portal-add-ons-pseudo.png", fullPage: true });
   });
 });
