@@ -140,7 +140,7 @@ export function PortalChange({
 
 const FORM_LABEL = { plan: "change.planForm", seats: "change.seatsForm", addOns: "addOns.form" } as const;
 
-/** The new plan (the seller's other plans of the interval), seat count or add-ons, to review before anything changes. */
+/** The new plan (the seller's other plans of the interval), seat count or add-ons, to review before any change. */
 function ChangeForm({
   mode,
   plans,
