@@ -56,7 +56,7 @@ async function held(id: string) {
   return { items: body.items.map((i) => [i.product_id, i.quantity]), pending: body.pending_update?.items?.map((i) => [i.product_id, i.quantity]) ?? null };
 }
 
-/** Team (20.00 a month) offering Storage (5.00 a unit) and Support (3.00 a seat); a subscriber 10 days into a period. */
+/** Team (20.00 a month) offering Storage (5.00 a unit) and Support (3.00 a seat); a subscriber 10 days in a period. */
 async function subscribed() {
   const storage = await seller.sdk.products.create({ name: "Storage", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }] });
   const support = await seller.sdk.products.create({
