@@ -241,12 +241,15 @@ describe("a subscription's add-ons", () => {
 
 describe("the customer's add-ons in the portal", () => {
   it("the customer's wire holds them; the customer changes them as previewed; the seller's setting and another customer refuse", async () => {
-    const { s, team, sub, storage } = await subscribed("addons-portal");
+    const { s, team, sub, storage, support } = await subscribed("addons-portal");
     const org = `/v1/organizations/${s.organizationId}`;
     await fx.raw("PATCH", org, { subscription_settings: { allow_multiple_subscriptions: false, allow_customer_updates: true, proration_behavior: "invoice" } }, s);
     const tokenOf = async (customerId: string) => (await s.sdk.customerSessions.create({ customerId })).token;
     const token = await tokenOf(sub.customerId);
     const portal = (method: string, path: string, body?: unknown, t = token) => rawRequest(fx.server.url, t, method, `/v1/customer-portal/subscriptions/${sub.id}${path}`, body);
+    // the add-ons its product offers, with their prices (what the portal page offers), in the seller's order
+    const offered = async () => ((await portal("GET", "")).body.available_add_ons as Array<{ id: string; prices: unknown[] }>).map((p) => [p.id, p.prices.length]);
+    expect(await offered()).toEqual([[storage.id, 1], [support.id, 1]]);
     const body = { items: [{ product_id: storage.id, quantity: 2 }] };
     const p = await portal("POST", "/preview", body);
     expect(p.status, JSON.stringify(p.body)).toBe(200);
@@ -259,6 +262,11 @@ describe("the customer's add-ons in the portal", () => {
     const billed = (await fx.ordersOf(sub.id, s)).find((o) => o.billingReason === "subscription_update");
     expect(billed?.totalAmount).toBe(previewed.total_amount);
     expect(((await portal("GET", "")).body.items as Item[]).map((i) => i.quantity)).toEqual([2]);
+    // an archived add-on is offered no more; the list is on every subscription the portal answers with
+    await s.sdk.products.update({ id: support.id, productUpdate: { isArchived: true } });
+    expect(await offered()).toEqual([[storage.id, 1]]);
+    const listed = await rawRequest(fx.server.url, token, "GET", "/v1/customer-portal/subscriptions/");
+    expect((listed.body.items as Array<{ available_add_ons: Array<{ name: string }> }>)[0]?.available_add_ons.map((p) => p.name)).toEqual(["Storage"]);
     // a product the base does not offer: 422, nothing changed
     expect((await portal("PATCH", "", { items: [{ product_id: team.id, quantity: 1 }] })).status).toBe(422);
     // another customer's subscription: 404

@@ -74,6 +74,29 @@ export interface PortalSubscription {
   /** Its prices (a metered one's cap_amount and till's unit_tiers: what the usage is measured against). */
   prices?: Price[];
   product: PortalProduct;
+  /** till's own: the add-ons it holds with its product, each with what it adds per period. */
+  items?: PortalSubscriptionItem[];
+  /** till's own: the add-ons its product offers in its currency (what the customer may add). */
+  available_add_ons?: PortalAddOnProduct[];
+  /** A change waiting for the period's end (a next_period change); `items` null leaves the add-ons as they are. */
+  pending_update?: { applies_at: string; items: Array<{ product_id: string; quantity: number; amount: number }> | null } | null;
+}
+
+/** An add-on a subscription holds: its product, quantity (units or seats) and amount per period. */
+export interface PortalSubscriptionItem {
+  id: string;
+  product_id: string;
+  product: { id: string; name: string } | null;
+  price: Price | null;
+  quantity: number;
+  amount: number;
+}
+
+/** A product offered as an add-on, with its prices. */
+export interface PortalAddOnProduct {
+  id: string;
+  name: string;
+  prices: Price[];
 }
 
 export interface PortalSubscriptionMeter {

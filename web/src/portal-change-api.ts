@@ -13,8 +13,14 @@ export interface CatalogProduct {
   recurring_interval_count?: number | null;
 }
 
-/** A change the portal previews and then sends: another plan, or another number of seats. */
-export type SubscriptionChange = { product_id: string } | { seats: number };
+/** An add-on as the change asks for it: the whole set is sent, an add-on left out is removed. */
+export interface AddOnChoice {
+  product_id: string;
+  quantity: number;
+}
+
+/** A change the portal previews and then sends: another plan, another number of seats, or the add-ons. */
+export type SubscriptionChange = { product_id: string } | { seats: number } | { items: AddOnChoice[] };
 
 /** An order a preview prices and writes nowhere (subscription-changes/preview.ts). */
 export interface DraftOrder {

@@ -28,7 +28,7 @@ import type { SubscriptionUpdate } from "../subscriptions/change.js";
 import type { SubscriptionWire } from "../subscriptions/wire.js";
 import type { PortalCaller } from "../customer-sessions/service.js";
 import {
-  activeFilesOf, toCustomerBenefitGrantWire, toCustomerOrganizationWire, toCustomerProductWire, toCustomerOrderWire,
+  activeFilesOf, availableAddOns, toCustomerBenefitGrantWire, toCustomerOrganizationWire, toCustomerProductWire, toCustomerOrderWire,
   toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire,
 } from "./wire.js";
 
@@ -97,7 +97,17 @@ export async function updateMyOrder(deps: PortalDeps, p: PortalCaller, id: strin
 
 // ---- subscriptions --------------------------------------------------------------------------------
 
-const customerSubscription = (s: SubscriptionWire, o: OrganizationWire) => toCustomerSubscriptionWire(s, s.product, o);
+/** The subscriptions in the customer's wire, each with the add-ons its product offers (one load for them all). */
+async function customerSubscriptions(deps: PortalDeps, organizationId: string, subs: SubscriptionWire[], o: OrganizationWire) {
+  const products = await loadProducts(deps.db, organizationId, subs.flatMap((s) => s.product.add_on_ids), deps.baseURL);
+  return subs.map((s) => toCustomerSubscriptionWire(s, s.product, o, availableAddOns(s, s.product, products)));
+}
+
+async function customerSubscription(deps: PortalDeps, organizationId: string, s: SubscriptionWire, o: OrganizationWire) {
+  const [wire] = await customerSubscriptions(deps, organizationId, [s], o);
+  if (!wire) throw new Error("customerSubscription: no wire for the subscription");
+  return wire;
+}
 
 export async function listMySubscriptions(
   deps: PortalDeps,
@@ -110,7 +120,7 @@ export async function listMySubscriptions(
     listSubscriptions(deps.db, p.organizationId, { ...filter, customerIds: [p.customer.id] }, [{ key: "started_at", desc: true }], pageNo, limit, deps.baseURL),
     getOrganization(deps.db, p.organizationId),
   ]);
-  return { items: items.map((s) => customerSubscription(s, organization)), total };
+  return { items: await customerSubscriptions(deps, p.organizationId, items, organization), total };
 }
 
 async function mySubscription(deps: PortalDeps, p: PortalCaller, id: string): Promise<SubscriptionWire> {
@@ -121,7 +131,7 @@ async function mySubscription(deps: PortalDeps, p: PortalCaller, id: string): Pr
 
 export async function getMySubscription(deps: PortalDeps, p: PortalCaller, id: string) {
   const [s, organization] = await Promise.all([mySubscription(deps, p, id), getOrganization(deps.db, p.organizationId)]);
-  return customerSubscription(s, organization);
+  return customerSubscription(deps, p.organizationId, s, organization);
 }
 
 /**
@@ -131,7 +141,7 @@ export async function getMySubscription(deps: PortalDeps, p: PortalCaller, id: s
 export async function updateMySubscription(deps: PortalDeps, p: PortalCaller, id: string, update: SubscriptionUpdate) {
   const organization = await mayChange(deps, p, id, update);
   const s = await updateSubscription(deps.db, p.organizationId, id, update, deps.baseURL, deps.processor);
-  return customerSubscription(s, organization);
+  return customerSubscription(deps, p.organizationId, s, organization);
 }
 
 /** The customer's own subscription (else 404), and a change the seller's portal settings allow (else 403). */
@@ -155,7 +165,7 @@ export async function previewMySubscription(deps: PortalDeps, p: PortalCaller, i
   const organization = await mayChange(deps, p, id, update);
   if (!deps.processor) throw new Error("previewMySubscription: the portal runs without a payment processor");
   const preview = await previewSubscriptionUpdate(deps.db, { processor: deps.processor, baseURL: deps.baseURL }, p.organizationId, id, update);
-  return { ...preview, subscription: customerSubscription(preview.subscription, organization) };
+  return { ...preview, subscription: await customerSubscription(deps, p.organizationId, preview.subscription, organization) };
 }
 
 // ---- benefit grants and license keys -------------------------------------------------------------

@@ -10,6 +10,7 @@ import { toFileReadWire, type FileRow } from "../files/wire.js";
 import { uuidV5 } from "../ids.js";
 import type { OrderWire } from "../orders/wire.js";
 import { toOrganizationSummaryWire, type OrganizationWire } from "../organizations/wire.js";
+import { addOnPrice } from "../products/add-ons.js";
 import type { ProductWire } from "../products/wire.js";
 import type { SubscriptionWire } from "../subscriptions/wire.js";
 
@@ -91,8 +92,11 @@ function subscriptionFields(s: SubscriptionWire | NonNullable<OrderWire["subscri
   };
 }
 
-/** CustomerSubscription. `product` is null only for a product deleted since (never: products are archived). */
-export function toCustomerSubscriptionWire(s: SubscriptionWire, product: ProductWire, o: OrganizationWire) {
+/**
+ * CustomerSubscription. `product` is null only for a product deleted since (never: products are archived).
+ * `offered`: the add-ons the customer may add (availableAddOns); none for a seat holder, who changes nothing.
+ */
+export function toCustomerSubscriptionWire(s: SubscriptionWire, product: ProductWire, o: OrganizationWire, offered: ProductWire[] = []) {
   return {
     ...subscriptionFields(s),
     product: toCustomerProductWithOrganizationWire(product, o),
@@ -110,9 +114,22 @@ export function toCustomerSubscriptionWire(s: SubscriptionWire, product: Product
     pending_update: s.pending_update,
     // till's own: the add-ons held with the base product, as the seller's wire has them
     items: s.items,
+    // till's own: the add-ons the base product offers that this subscription can be billed for (the checkout's list)
+    available_add_ons: offered.map(toCustomerProductWire),
   };
 }
 export type CustomerSubscriptionWire = ReturnType<typeof toCustomerSubscriptionWire>;
+
+/**
+ * The add-ons a subscription may hold, in the order the seller lists them: the base product's `add_on_ids` that are
+ * live and priced in the subscription's currency (`products` holds them by id).
+ */
+export function availableAddOns(s: Pick<SubscriptionWire, "currency">, base: ProductWire, products: Map<string, ProductWire>): ProductWire[] {
+  return base.add_on_ids.flatMap((id) => {
+    const p = products.get(id);
+    return p && !p.is_archived && addOnPrice(p, s.currency) ? [p] : [];
+  });
+}
 
 /** CustomerOrder. */
 export function toCustomerOrderWire(w: OrderWire, product: ProductWire | null, o: OrganizationWire) {

@@ -1,15 +1,25 @@
-// A customer's change of plan or of seats in the portal, as the seller's portal settings allow: they choose the new
-// plan (the seller's public plans of the same interval) or seat count, the portal shows what the change bills now
+// A customer's change of plan, of seats or of add-ons in the portal, as the seller's portal settings allow: they choose
+// the new plan (the seller's public plans of the same interval), seat count or add-ons (PortalAddOns), the portal
+// shows what the change bills now
 // (its lines, discount, tax, total and amount due; what is carried to the renewal) and the next renewal, and only
 // Confirm sends the change, with the preview's proration_date so it bills exactly what was shown.
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { money, t } from "../i18n/intl.js";
 import type { PortalSubscription } from "../portal-api.js";
-import { changeApi, type CatalogProduct, type ChangePreview, type DraftOrder, type SubscriptionChange } from "../portal-change-api.js";
+import { changeApi, type AddOnChoice, type CatalogProduct, type ChangePreview, type DraftOrder, type SubscriptionChange } from "../portal-change-api.js";
 import { Field } from "../ui.js";
+import { AddOnsFields, choicesOf, mayChangeAddOns, startingItems } from "./PortalAddOns.js";
 import { formatDate, SelectField, type Message, type OnError } from "./PortalCommon.js";
 
-type Mode = "plan" | "seats";
+type Mode = "plan" | "seats" | "addOns";
+
+/** What Confirm says once done: the new plan, the add-ons changed, or the add-ons a next_period change writes. */
+function doneText(change: SubscriptionChange, before: PortalSubscription, after: PortalSubscription): string {
+  if (!("items" in change)) return t("change.changed", { name: after.product.name });
+  const pending = after.pending_update;
+  if (pending?.items) return t("addOns.scheduled", { name: before.product.name, date: formatDate(pending.applies_at) });
+  return t("addOns.changed", { name: before.product.name });
+}
 
 export function PortalChange({
   subscription: s,
@@ -26,8 +36,14 @@ export function PortalChange({
 }) {
   const allowed = s.product.organization.customer_portal_settings?.subscription;
   const seatBased = s.seats != null && allowed?.update_seats !== false;
+  const addOns = mayChangeAddOns(s);
   const [plans, setPlans] = useState<CatalogProduct[]>([]);
   const [mode, setMode] = useState<Mode | null>(null);
+  const [items, setItems] = useState<AddOnChoice[]>([]);
+  // the subscription's own add-ons are no plan to move to: they are offered with it (PortalAddOns)
+  const addOnIds = choicesOf(s)
+    .map((c) => c.id)
+    .join(",");
   const [preview, setPreview] = useState<{ change: SubscriptionChange; answer: ChangePreview } | null>(null);
   const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -36,9 +52,10 @@ export function PortalChange({
     if (allowed?.update_plan === false) return;
     void changeApi.catalog(s.product.organization.slug).then((r) => {
       if (!r.ok) return;
-      setPlans(r.data.products.filter((p) => p.is_recurring && !p.is_archived && p.id !== s.product.id && p.recurring_interval === s.recurring_interval));
+      const offered = new Set(addOnIds.split(","));
+      setPlans(r.data.products.filter((p) => p.is_recurring && !p.is_archived && p.id !== s.product.id && p.recurring_interval === s.recurring_interval && !offered.has(p.id)));
     });
-  }, [allowed?.update_plan, s.product.organization.slug, s.product.id, s.recurring_interval]);
+  }, [allowed?.update_plan, s.product.organization.slug, s.product.id, s.recurring_interval, addOnIds]);
 
   useEffect(() => {
     if (preview) heading.current?.focus();
@@ -53,7 +70,8 @@ export function PortalChange({
   async function onReview(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    const change: SubscriptionChange = mode === "plan" ? { product_id: String(form.get("product_id") ?? "") } : { seats: Number(form.get("seats")) };
+    const change: SubscriptionChange =
+      mode === "addOns" ? { items } : mode === "plan" ? { product_id: String(form.get("product_id") ?? "") } : { seats: Number(form.get("seats")) };
     setBusy(true);
     say({ tone: "info", text: t("change.previewing") });
     const r = await changeApi.previewChange(token, s.id, change);
@@ -72,10 +90,10 @@ export function PortalChange({
     if (!r.ok) return say({ tone: "error", text: onError(r.error) });
     close();
     onChange(r.data);
-    say({ tone: "success", text: t("change.changed", { name: r.data.product.name }) });
+    say({ tone: "success", text: doneText(preview.change, s, r.data) });
   }
 
-  if (plans.length === 0 && !seatBased) return null;
+  if (plans.length === 0 && !seatBased && !addOns) return null;
   if (preview) {
     return (
       <section className="change-preview" aria-labelledby={`preview-${s.id}`}>
@@ -96,7 +114,8 @@ export function PortalChange({
   }
   if (mode) {
     const back = () => (close(), say(undefined));
-    return <ChangeForm mode={mode} plans={plans} seats={s.seats ?? 1} name={name} busy={busy} onReview={(e) => void onReview(e)} onBack={back} />;
+    const fields = mode === "addOns" ? <AddOnsFields subscription={s} onChange={setItems} /> : undefined;
+    return <ChangeForm mode={mode} plans={plans} seats={s.seats ?? 1} name={name} busy={busy} onReview={(e) => void onReview(e)} onBack={back} fields={fields} />;
   }
   return (
     <div className="actions">
@@ -110,11 +129,18 @@ export function PortalChange({
           {t("change.seats")}
         </button>
       )}
+      {addOns && (
+        <button type="button" onClick={() => (setItems(startingItems(s)), setMode("addOns"))}>
+          {t("addOns.change")}
+        </button>
+      )}
     </div>
   );
 }
 
-/** The new plan (the seller's other plans of the interval) or seat count, to review before anything changes. */
+const FORM_LABEL = { plan: "change.planForm", seats: "change.seatsForm", addOns: "addOns.form" } as const;
+
+/** The new plan (the seller's other plans of the interval), seat count or add-ons, to review before any change. */
 function ChangeForm({
   mode,
   plans,
@@ -123,6 +149,7 @@ function ChangeForm({
   busy,
   onReview,
   onBack,
+  fields,
 }: {
   mode: Mode;
   plans: CatalogProduct[];
@@ -131,10 +158,12 @@ function ChangeForm({
   busy: boolean;
   onReview: (e: FormEvent<HTMLFormElement>) => void;
   onBack: () => void;
+  /** The add-ons' fields (their state is the page's). */
+  fields?: ReactNode;
 }) {
   return (
-    <form onSubmit={onReview} aria-label={t(mode === "plan" ? "change.planForm" : "change.seatsForm", { name })} className="change">
-      {mode === "plan" ? (
+    <form onSubmit={onReview} aria-label={t(FORM_LABEL[mode], { name })} className="change">
+      {fields ?? (mode === "plan" ? (
         <SelectField label={t("change.newPlan")} name="product_id" required>
           {plans.map((p) => (
             <option key={p.id} value={p.id}>
@@ -144,7 +173,7 @@ function ChangeForm({
         </SelectField>
       ) : (
         <Field label={t("change.seatCount")} name="seats" type="number" min={1} step={1} required defaultValue={seats} />
-      )}
+      ))}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
           {t("change.review")}

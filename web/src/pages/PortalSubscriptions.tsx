@@ -1,11 +1,12 @@
 // The customer's subscriptions in the portal: each with its price, status and renewal or end date, this period's
-// metered usage and its seats (PortalSeats); change its plan or seats after a preview (PortalChange); cancel one (a
-// reason, a comment) or keep one that is ending.
+// metered usage, its seats (PortalSeats) and its add-ons (PortalAddOns); change its plan, seats or add-ons after a
+// preview (PortalChange); cancel one (a reason, a comment) or keep one that is ending.
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { money as formatMoney, t } from "../i18n/intl.js";
 import { CANCELLATION_REASONS, portalApi, type CancellationReason, type PortalSubscription } from "../portal-api.js";
 import { Markdown } from "../markdown.js";
 import { Status } from "../ui.js";
+import { AddOnFacts, PendingAddOns } from "./PortalAddOns.js";
 import { PortalChange } from "./PortalChange.js";
 import { PortalSeats } from "./PortalSeats.js";
 import { Usage } from "./PortalUsage.js";
@@ -91,6 +92,7 @@ function SubscriptionItem({
       <h3>{name}</h3>
       {s.product.description && <Markdown source={s.product.description} className="product-description" />}
       <SubscriptionFacts subscription={s} live={live} />
+      {live && <PendingAddOns subscription={s} />}
       {live && s.meters && s.meters.length > 0 && <Usage subscription={s} />}
       {live && s.seats != null && <PortalSeats subscriptionId={s.id} productName={name} token={token} onError={onError} say={say} />}
       {live && s.cancel_at_period_end && (
@@ -149,6 +151,7 @@ function SubscriptionFacts({ subscription: s, live }: { subscription: PortalSubs
       <dd>{t("subs.price", { amount: formatMoney(s.amount, s.currency), interval: s.recurring_interval, count: s.recurring_interval_count ?? 1 })}</dd>
       <dt>{t("facts.status")}</dt>
       <dd>{live && s.cancel_at_period_end ? t("subs.cancelledActive") : statusText("subs.status", s.status)}</dd>
+      {live && <AddOnFacts subscription={s} />}
       {live && !s.cancel_at_period_end && s.current_period_end && (
         <>
           <dt>{t("subs.renewsOn")}</dt>
