@@ -127,6 +127,9 @@ describe("the seller's home", () => {
     expect([start, end]).toEqual([weekBefore, today]);
     expect(await text(page, "range-zone")).toBe(`· days in ${zone}`);
     expect(await page.getByTestId("range-previous").count()).toBe(0);
+    // nothing to compare with: no switch for it, and the dates say why
+    expect(await page.getByLabel("Compare with the period before").count()).toBe(0);
+    expect(await text(page, "range-dates")).toContain("from your first day: nothing before it to compare with");
     await expectFigures(page, seller.token, "day", false, zone);
     expect(Number(await text(page, "active_customers"))).toBeGreaterThan(0);
     await checkPage(page, "desktop-home-all-time");
