@@ -2,7 +2,8 @@
 // keys, a checkout paid through it, then the customer's bank disputes the charge — `charge.dispute.created` signed
 // as Stripe signs it and delivered to till's Stripe endpoint, recorded and processed by the worker. The disputes
 // view lists it with its status, reason and amount in a seller's words; the order's page says it at the top with a
-// link to it, lists it in its disputes section and shows the card Stripe charged. A desktop's width and a phone's.
+// link to it, lists it in its disputes section and shows the card Stripe charged; accepted after its dialog, it
+// closes lost at Stripe. A desktop's width and a phone's.
 import { describe, expect, it, afterAll } from "vitest";
 import type { Page } from "playwright-core";
 import { pay } from "../helpers/checkout.js";
@@ -89,16 +90,35 @@ describe("the seller app's disputes, live", () => {
     await page.waitForURL(new RegExp(`view=disputes&order_id=${orderId}`));
     await expect.poll(async () => (await rowsOf(page, "Disputes")).length).toBe(1);
     await page.getByRole("link", { name: "Show every dispute" }).waitFor();
+
+    // accepted after its dialog (Escape first changes nothing): closed at Stripe, lost
+    const menu = page.getByRole("button", { name: /^Actions for dispute of / });
+    await menu.click();
+    await page.getByRole("menuitem", { name: "Accept the dispute…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Accept this dispute?" });
+    await dialog.waitFor();
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    expect((await seller.sdk.disputes.list({ orderId })).result.items[0]?.status).toBe("needs_response");
+    await menu.click();
+    await page.getByRole("menuitem", { name: "Accept the dispute…" }).click();
+    await dialog.getByRole("button", { name: "Yes, accept the dispute" }).click();
+    await page.locator(".toast").getByText("Accepted the dispute: $49.00 goes back to the customer.").waitFor();
+    await expect.poll(async () => (await seller.sdk.disputes.list({ orderId })).result.items[0]?.status).toBe("lost");
+    await expect.poll(async () => (await rowsOf(page, "Disputes")).map(flat)).toEqual([expect.stringMatching(/Lost.*Product not received.*—.*\$49\.00/)]);
     expect(pages.problems).toEqual([]);
   }, 180_000);
 
   it("phone: the disputes view and the disputed order fit and pass axe", async () => {
     const page = await pages.open(375);
     await page.goto("/orders?mode=live&view=disputes");
-    await page.getByRole("region", { name: "Disputes" }).getByText("Needs your response").waitFor();
+    await page.getByRole("region", { name: "Disputes" }).getByText("Lost", { exact: true }).waitFor();
     await checkPage(page, "phone-disputes-one");
     await page.goto(`/orders/${orderId}?mode=live`);
-    await page.getByRole("note").getByRole("link", { name: "See the dispute" }).waitFor();
+    // a closed dispute is still said, without a date for evidence
+    const note = page.getByRole("note").filter({ hasText: "disputes" });
+    await note.getByRole("link", { name: "See the dispute" }).waitFor();
+    expect(flat(await note.textContent())).toContain("(Product not received): Lost. See the dispute");
     await checkPage(page, "phone-order-disputed");
     expect(pages.problems).toEqual([]);
   }, 120_000);

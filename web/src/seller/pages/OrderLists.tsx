@@ -55,7 +55,8 @@ export const DISPUTE_COLUMNS: Array<DataColumn<Dispute>> = [
   { id: "order", label: "Order", cell: (d) => <a href={href(`/orders/${d.order_id}`)}>Open the order</a> },
   { id: "status", label: "Status", cell: (d) => disputeStatus(d.status) },
   { id: "reason", label: "Reason", cell: (d) => disputeReason(d.reason) },
-  { id: "due", label: "Evidence due", cell: (d) => day(d.evidence_due_by) },
+  // a closed dispute takes no more evidence
+  { id: "due", label: "Evidence due", cell: (d) => (d.closed ? "—" : day(d.evidence_due_by)) },
   { id: "amount", sortKey: "amount", label: "Amount", cell: (d) => money(d.amount, d.currency), numeric: true },
 ];
 
