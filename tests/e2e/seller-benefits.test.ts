@@ -33,7 +33,12 @@ const MODS_ROLE = "330000000000000074";
 beforeAll(async () => {
   await discord.start();
   discord.botToken = "benefits-bot";
-  discord.addGuild(GUILD, [{ id: BOT_ROLE, position: 4, permissions: String(1n << 28n) }, { id: CLUB_ROLE, position: 1, permissions: "0" }, { id: MODS_ROLE, position: 6, permissions: "0" }], [BOT_ROLE]);
+  const roles = [
+    { id: BOT_ROLE, position: 4, permissions: String(1n << 28n) },
+    { id: CLUB_ROLE, position: 1, permissions: "0" },
+    { id: MODS_ROLE, position: 6, permissions: "0" },
+  ];
+  discord.addGuild(GUILD, roles, [BOT_ROLE]);
   [server, browser] = await Promise.all([startServer({ TILL_DISCORD_API_URL: `${discord.url}/api`, TILL_DISCORD_OAUTH_URL: discord.url }), launchForPages()]);
   seller = await createSeller(server, "benefits");
   sandbox = sdkFor(server, await seller.createSandboxKey());
@@ -133,7 +138,8 @@ describe("a product's benefits and the editor's other parts", () => {
     await form.getByRole("button", { name: "Cancel" }).click();
 
     // the sandbox's bot connected (`till benefits discord connect`): the form checks the role against its guild
-    const connected = await rawRequest(server.url, await seller.createSandboxKey(), "PUT", "/v1/benefit-integrations/discord", { bot_token: "benefits-bot", client_id: "555", client_secret: "dc-secret" });
+    const bot = { bot_token: "benefits-bot", client_id: "555", client_secret: "dc-secret" };
+    const connected = await rawRequest(server.url, await seller.createSandboxKey(), "PUT", "/v1/benefit-integrations/discord", bot);
     expect(connected.status, JSON.stringify(connected.body)).toBe(200);
     await page.reload();
     await page.getByRole("button", { name: /^(New benefit|Create the first benefit)$/ }).click();

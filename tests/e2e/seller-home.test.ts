@@ -1,8 +1,8 @@
 // The seller's home in a real Chromium against the real server: each figure (MRR, revenue, new and churned
 // subscriptions, active subscriptions, churn rate) and the period before's equal GET /v1/metrics/ for the dates the
-// page names, a custom range kept in the address, the comparison turned off, the CSV export's content, the failed
-// payments linking to their orders, and the sandbox's range ending on its test clock; axe at a desktop's width and
-// a phone's.
+// page names, a custom range kept in the address, the comparison turned off (and not offered for all time), the
+// CSV export's content, the failed payments linking to their orders, and the sandbox's range ending on its test
+// clock; axe at a desktop's width and a phone's.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
