@@ -10,7 +10,7 @@ import { productFixture, fixed } from "./products-fixtures.js";
 const fx = productFixture();
 
 describe("/v1/products: list", () => {
-  it("filters by query, archived, recurring, visibility, id and metadata; sorts and paginates", async () => {
+  it("filters by query, archived, recurring (and its interval), price kind, visibility, id and metadata; sorts and paginates", async () => {
     const tag = `L${Date.now().toString(36)}`;
     const make = (name: string, extra: Record<string, unknown>) =>
       fx.raw(fx.seller.token, "POST", "/v1/products/", { name: `${tag} ${name}`, prices: [fixed(1000)], ...extra }).then((r) => {
@@ -33,6 +33,15 @@ describe("/v1/products: list", () => {
     expect(recurring.result.items.map((p) => p.id)).toEqual([beta]);
     const oneTime = await fx.seller.sdk.products.list({ query: tag, isRecurring: false });
     expect(oneTime.result.items.map((p) => p.id).sort()).toEqual([alpha, gamma].sort());
+    // till's own filters (the seller app's pricing filter): the interval billed on, the kinds of active prices
+    const idsOf = async (query: string) => ((await fx.raw(fx.seller.token, "GET", `/v1/products/?query=${tag}&${query}`)).body.items as Array<{ id: string }>).map((p) => p.id);
+    expect(await idsOf("recurring_interval=month")).toEqual([beta]);
+    expect(await idsOf("recurring_interval=year&recurring_interval=month")).toEqual([beta]);
+    expect(await idsOf("recurring_interval=week")).toEqual([]);
+    expect(await idsOf("price_amount_type=custom")).toEqual([gamma]);
+    expect((await idsOf("price_amount_type=fixed&price_amount_type=custom")).sort()).toEqual([alpha, beta, gamma].sort());
+    expect(await idsOf("price_amount_type=seat_based")).toEqual([]);
+    expect((await fx.raw(fx.seller.token, "GET", "/v1/products/?price_amount_type=per_unit")).status).toBe(422);
     const gold = await fx.seller.sdk.products.list({ query: tag, metadata: { tier: "gold" } });
     expect(gold.result.items.map((p) => p.id).sort()).toEqual([alpha, gamma].sort());
     const anyTier = await fx.seller.sdk.products.list({ query: tag, metadata: { tier: ["gold", "silver"] } });

@@ -1,9 +1,10 @@
 // A product's benefits and its editor's other parts in a real Chromium against the real server: on the product's
 // page, an empty organization's benefits teach the next step; benefits of several types made in the page and
 // attached at once (a note, license keys, GitHub access, meter credits, a feature flag, files uploaded from the
-// page), one changed in place, one detached; in the editor a custom field asked, a trial, private visibility and
-// an image uploaded from the page. Each is read back through the SDK; every page passes axe at a desktop's width
-// and a phone's, and is photographed.
+// page), one changed in place, one detached; a Discord role checked against the seller's bot's guild (a Discord
+// peer on loopback), refused for a role above the bot's, made for one below; in the editor a custom field asked, a
+// trial, private visibility and an image uploaded from the page. Each is read back through the SDK; every page
+// passes axe at a desktop's width and a phone's, and is photographed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Polar } from "@polar-sh/sdk";
@@ -11,6 +12,8 @@ import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { closePages, launchForPages } from "../helpers/browser.js";
 import { checkPage, signedInPage } from "../helpers/seller-browser.js";
+import { rawRequest } from "../helpers/api.js";
+import { DiscordPeer } from "../helpers/delivery-peers.js";
 
 let server: TestServer;
 let browser: Browser;
@@ -19,8 +22,24 @@ let sandbox: Polar;
 const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 
+// the seller's Discord bot and its guild, on loopback (its routes are discord-api-types'): the bot's role (Manage
+// Roles, position 4) gives the club's role (position 1), not the moderators' (position 6)
+const discord = new DiscordPeer();
+const GUILD = "110000000000000071";
+const BOT_ROLE = "220000000000000072";
+const CLUB_ROLE = "330000000000000073";
+const MODS_ROLE = "330000000000000074";
+
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchForPages()]);
+  await discord.start();
+  discord.botToken = "benefits-bot";
+  const roles = [
+    { id: BOT_ROLE, position: 4, permissions: String(1n << 28n) },
+    { id: CLUB_ROLE, position: 1, permissions: "0" },
+    { id: MODS_ROLE, position: 6, permissions: "0" },
+  ];
+  discord.addGuild(GUILD, roles, [BOT_ROLE]);
+  [server, browser] = await Promise.all([startServer({ TILL_DISCORD_API_URL: `${discord.url}/api`, TILL_DISCORD_OAUTH_URL: discord.url }), launchForPages()]);
   seller = await createSeller(server, "benefits");
   sandbox = sdkFor(server, await seller.createSandboxKey());
 }, 150_000);
@@ -29,6 +48,7 @@ afterAll(async () => {
   for (const c of contexts) await c.close();
   await closePages(browser);
   await server?.close();
+  await discord.stop();
 });
 
 async function open(width: number): Promise<Page> {
@@ -106,6 +126,44 @@ describe("a product's benefits and the editor's other parts", () => {
     await checkPage(page, "desktop-benefits");
     expect(problems).toEqual([]);
   }, 240_000);
+
+  it("desktop: a Discord role made in the page, checked against the bot's guild, read back through the SDK", async () => {
+    const product = await sandbox.products.create({ name: "Club", prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }] });
+    const page = await open(1280);
+    await page.goto(`/products/${product.id}?mode=sandbox`);
+    await page.getByRole("button", { name: /^(New benefit|Create the first benefit)$/ }).click();
+    const form = page.getByRole("form", { name: "New benefit" });
+    await form.getByLabel("Type").selectOption({ label: "Discord role" });
+    await form.getByText("No Discord bot is connected yet").waitFor();
+    await form.getByRole("button", { name: "Cancel" }).click();
+
+    // the sandbox's bot connected (`till benefits discord connect`): the form checks the role against its guild
+    const bot = { bot_token: "benefits-bot", client_id: "555", client_secret: "dc-secret" };
+    const connected = await rawRequest(server.url, await seller.createSandboxKey(), "PUT", "/v1/benefit-integrations/discord", bot);
+    expect(connected.status, JSON.stringify(connected.body)).toBe(200);
+    await page.reload();
+    await page.getByRole("button", { name: /^(New benefit|Create the first benefit)$/ }).click();
+    await form.getByLabel("Type").selectOption({ label: "Discord role" });
+    await form.getByText("Your Discord bot is connected").waitFor();
+    await form.getByLabel("Description").fill("Readers' club");
+    await form.getByLabel("Server (guild) id").fill(GUILD);
+    await form.getByLabel("Role id").fill(MODS_ROLE);
+    await form.getByLabel("Remove the member when the benefit ends").check();
+    await form.getByRole("button", { name: "Create and attach" }).click();
+    // a role above the bot's own is refused, said in the form, and nothing is made
+    await form.getByText(`The bot's highest role must be above role ${MODS_ROLE} to give it.`).waitFor();
+    await checkPage(page, "desktop-benefit-discord-refused");
+    expect((await sandbox.benefits.list({ typeFilter: "discord" })).result.items).toEqual([]);
+    await form.getByLabel("Role id").fill(CLUB_ROLE);
+    await form.getByRole("button", { name: "Create and attach" }).click();
+    await toast(page, "Created Readers' club and attached it.");
+    await checkPage(page, "desktop-benefit-discord");
+
+    const [club] = (await sandbox.products.get({ id: product.id })).benefits;
+    expect(club).toMatchObject({ type: "discord", description: "Readers' club" });
+    expect((await sandbox.benefits.get({ id: club?.id ?? "" })).properties).toMatchObject({ guildToken: GUILD, roleId: CLUB_ROLE, kickMember: true });
+    expect(problems).toEqual([]);
+  }, 120_000);
 
   it("desktop and phone: the editor asks a custom field, sets a trial and visibility, uploads an image", async () => {
     const field = await sandbox.customFields.create({ type: "text", name: "Company", slug: "company", properties: {} });

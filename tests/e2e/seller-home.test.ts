@@ -1,8 +1,8 @@
 // The seller's home in a real Chromium against the real server: each figure (MRR, revenue, new and churned
 // subscriptions, active subscriptions, churn rate) and the period before's equal GET /v1/metrics/ for the dates the
-// page names, a custom range kept in the address, the comparison turned off, the CSV export's content, the failed
-// payments linking to their orders, and the sandbox's range ending on its test clock; axe at a desktop's width and
-// a phone's.
+// page names, a custom range kept in the address, the comparison turned off (and not offered for all time), the
+// CSV export's content, the failed payments linking to their orders, and the sandbox's range ending on its test
+// clock; axe at a desktop's width and a phone's.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -127,6 +127,9 @@ describe("the seller's home", () => {
     expect([start, end]).toEqual([weekBefore, today]);
     expect(await text(page, "range-zone")).toBe(`· days in ${zone}`);
     expect(await page.getByTestId("range-previous").count()).toBe(0);
+    // nothing to compare with: no switch for it, and the dates say why
+    expect(await page.getByLabel("Compare with the period before").count()).toBe(0);
+    expect(await text(page, "range-dates")).toContain("from your first day: nothing before it to compare with");
     await expectFigures(page, seller.token, "day", false, zone);
     expect(Number(await text(page, "active_customers"))).toBeGreaterThan(0);
     await checkPage(page, "desktop-home-all-time");

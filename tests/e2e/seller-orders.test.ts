@@ -88,7 +88,7 @@ describe("the seller app's orders", () => {
     await page.getByRole("menuitem", { name: "Open" }).click();
     await page.getByRole("heading", { level: 1, name: /^Order of / }).waitFor();
     expect(flat(await page.locator(".ledger").textContent())).toContain("Total$25.00"); // no tax registration: no tax
-    await page.getByRole("region", { name: "The order's payments" }).getByText(/•••• 4242/).waitFor();
+    await page.getByRole("region", { name: "The order's payments" }).getByText("Visa •••• 4242", { exact: true }).waitFor();
     // a paid order with its billing address may have its invoice made already; else the button makes it
     const pdf = page.getByRole("link", { name: /^Invoice .+ \(PDF\)$/ });
     const generate = page.getByRole("button", { name: "Generate the invoice" });
@@ -97,7 +97,9 @@ describe("the seller app's orders", () => {
     await pdf.waitFor({ timeout: 30_000 });
     expect(await pdf.getAttribute("href")).toMatch(/\/invoices\/.+\/pdf/);
     const timeline = page.getByRole("list", { name: "What happened to this order" });
-    await timeline.getByText("order.paid", { exact: true }).first().waitFor();
+    // named in a seller's words; the webhook sent keeps its type beside them
+    await timeline.getByText("Order paid", { exact: true }).first().waitFor();
+    await timeline.locator("code").getByText("order.paid", { exact: true }).first().waitFor();
     await checkPage(page, "desktop-order");
 
     // a refund: Escape changes nothing, the confirmation refunds
@@ -136,7 +138,7 @@ describe("the seller app's orders", () => {
     await page.getByRole("heading", { level: 1, name: "ada@example.com" }).waitFor();
     await page.getByRole("region", { name: "The customer's orders" }).getByText("Book").waitFor();
     await page.getByText("No wallet: a credits pack or a top-up opens one.").waitFor();
-    await page.getByRole("list", { name: "What happened to this customer" }).getByText("order.paid", { exact: true }).first().waitFor();
+    await page.getByRole("list", { name: "What happened to this customer" }).getByText("Order paid", { exact: true }).first().waitFor();
     await checkPage(page, "desktop-customer-detail");
     expect(problems).toEqual([]);
   }, 240_000);
@@ -147,7 +149,7 @@ describe("the seller app's orders", () => {
     await page.getByRole("button", { name: /^Actions for Book of ada@example\.com/ }).waitFor();
     await checkPage(page, "phone-orders");
     await page.goto(`/orders/${bookOrder}?mode=live`);
-    await page.getByRole("list", { name: "What happened to this order" }).getByText("refund.created", { exact: true }).first().waitFor();
+    await page.getByRole("list", { name: "What happened to this order" }).getByText("Refund made", { exact: true }).first().waitFor();
     await checkPage(page, "phone-order");
     await page.goto(`/customers/${customerId}?mode=live`);
     await page.getByRole("list", { name: "What happened to this customer" }).waitFor();

@@ -2,8 +2,9 @@
 // navigation (a side column on a desktop, a Menu on a phone), an empty catalog that teaches the next step, a
 // product made on the web for each price kind the API takes (fixed in two currencies and weekly, pay what you
 // want, free and daily, per seat in tiers, usage of a meter in tiers with a cap) read back through the SDK, a
-// changed price that keeps the product's usage price, sorting, and archiving from a row's menu and from the
-// product's page, each asked once more. Every page passes axe and is photographed.
+// changed price that keeps the product's usage price, sorting, the list filtered by pricing model (one-time, each
+// interval, metered, per seat) in the address, and archiving from a row's menu and from the product's page, each
+// asked once more. Every page passes axe and is photographed.
 import { describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
 import { sdkFor } from "../helpers/seller.js";
@@ -155,6 +156,32 @@ describe("the seller app's shell and products", () => {
     await page.waitForURL(/sorting=name/);
     await expect.poll(() => page.getByRole("region", { name: "Products" }).getByRole("link").allInnerTexts()).toEqual(["Daily digest", "Metered API", "Team seats", "Tip jar", "Weekly box"]);
     await checkPage(page, "desktop-products");
+
+    // filtered by how each bills, in the toolbar and kept in the address (the sort kept too)
+    const names = () => page.getByRole("region", { name: "Products" }).getByRole("link").allInnerTexts();
+    const pricing = page.getByRole("group", { name: "Filters" }).getByLabel("Pricing");
+    for (const [label, value, shown] of [
+      ["One-time", "one_time", ["Tip jar"]],
+      ["Recurring, any interval", "recurring", ["Daily digest", "Metered API", "Team seats", "Weekly box"]],
+      ["Recurring monthly", "month", ["Metered API", "Team seats"]],
+      ["Recurring weekly", "week", ["Weekly box"]],
+      ["Metered (usage)", "metered", ["Metered API"]],
+      ["Per seat", "seats", ["Team seats"]],
+    ] as const) {
+      await pricing.selectOption({ label });
+      await page.waitForURL(new RegExp(`pricing=${value}(&|$)`));
+      expect(page.url()).toContain("sorting=name");
+      await expect.poll(names).toEqual(shown);
+    }
+    await checkPage(page, "desktop-products-filtered");
+    await pricing.selectOption({ label: "Recurring yearly" });
+    await page.getByText("No product is priced this way.").waitFor();
+    await page.reload();
+    expect(await pricing.inputValue()).toBe("year");
+    await pricing.selectOption({ label: "Any pricing" });
+    await expect.poll(names).toEqual(["Daily digest", "Metered API", "Team seats", "Tip jar", "Weekly box"]);
+    expect(page.url()).not.toContain("pricing=");
+
     await page.getByRole("button", { name: "Actions for Tip jar" }).click();
     await page.getByRole("menuitem", { name: "Archive…" }).click();
     const dialog = page.getByRole("dialog", { name: "Archive Tip jar?" });

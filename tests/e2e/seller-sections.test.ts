@@ -1,9 +1,10 @@
 // The seller app's other sections in a real Chromium against the real server, on the sandbox side: a checkout
-// link made for a product, a discount, a meter's usage chart from ingested events, a webhook endpoint added in the
-// page whose failed delivery is sent again, and a sandbox API key made and revoked; live, a product edited and
-// archived, a subscription moved, and a customer's many subscriptions and grants a page at a time. Each page is
-// checked with axe and photographed 375 px wide. Each test has a seller of its own, so that a retry (CI retries a
-// failed test once) starts from an empty organization rather than from its first try's customers and counts.
+// link made for a product, a discount, a meter's usage chart from ingested events (and a customer's usage past
+// their credit said as overage), a webhook endpoint added in the page whose failed delivery is sent again, and a
+// sandbox API key made and revoked; live, a product edited and archived, a subscription moved, and a customer's
+// many subscriptions and grants a page at a time. Each page is checked with axe and photographed 375 px wide. Each
+// test has a seller of its own, so that a retry (CI retries a failed test once) starts from an empty organization
+// rather than from its first try's customers and counts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createProduct, pay } from "../helpers/checkout.js";
@@ -54,6 +55,12 @@ describe("the seller app's sections, in the sandbox", () => {
       aggregation: { func: "count" },
     });
     const customer = await sandbox.customers.create({ email: uniqueEmail("meter-user") });
+    // a plan crediting 2 calls, bought by the customer who then makes 3: one call past the credit
+    const credit = await sandbox.benefits.create({ type: "meter_credit", description: "2 calls included", properties: { meterId: meter.id, units: 2, rollover: false } });
+    const plan = await sandbox.products.create({ name: "Calls plan", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }] });
+    await sandbox.products.updateBenefits({ id: plan.id, productBenefitsUpdate: { benefits: [credit.id] } });
+    await pay(server, await sandbox.checkouts.create({ products: [plan.id], customerId: customer.id }), { customerEmail: customer.email });
+    await expect.poll(async () => (await sandbox.customers.getState({ id: customer.id })).activeMeters[0]?.creditedUnits, { timeout: 30_000 }).toBe(2);
     await sandbox.events.ingest({ events: [1, 2, 3].map(() => ({ name: "api.call", customerId: customer.id })) });
 
     const page = await sellerPage(seller);
@@ -89,6 +96,13 @@ describe("the seller app's sections, in the sandbox", () => {
     expect(days.length).toBeGreaterThanOrEqual(30);
     expect(days.filter((c) => c !== "0")).toEqual(["3"]);
     await checkPage(page, "meter");
+
+    // the customer's page says the call past the credit in words, not as a negative remainder
+    await page.goto(`/customers/${customer.id}?mode=sandbox`);
+    const meters = page.getByRole("region", { name: "The customer's meters" });
+    await expect.poll(async () => flat(await meters.locator("tbody tr").first().innerText())).toMatch(/API calls.*3.*2.*1 over the credit/);
+    expect(await meters.getByText("−1").count() + (await meters.getByText("-1").count())).toBe(0);
+    await checkPage(page, "customer-meter-overage");
     expect(problems).toEqual([]);
   }, 120_000);
 

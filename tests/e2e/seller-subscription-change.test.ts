@@ -110,7 +110,7 @@ describe("changing a subscription's plan in the seller app", () => {
     await expect.poll(async () => line(page, "upcoming", "Total")).toBe(usd(4800));
     // the timeline as the page reads it anew: the change's event
     await page.reload();
-    await page.getByRole("list", { name: "What happened to this subscription" }).getByText("subscription.updated").first().waitFor();
+    await page.getByRole("list", { name: "What happened to this subscription" }).getByText("Subscription changed", { exact: true }).first().waitFor();
     await checkPage(page, "desktop-subscription-changed");
     expect(problems).toEqual([]);
   }, 180_000);

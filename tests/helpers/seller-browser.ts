@@ -52,9 +52,10 @@ export interface SellerPages {
 /**
  * The fixture every seller page test file starts with: a server and Chromium started before its tests, a seller
  * signed up with an organization (`tag` names it), pages opened signed in as them, everything closed after.
+ * `start` starts the server instead of a plain startServer() (one against the Stripe stand-in, say).
  * The getters throw until the file's beforeAll has run.
  */
-export function useSellerPages(tag: string, defaults: BrowserContextOptions = {}): SellerPages {
+export function useSellerPages(tag: string, defaults: BrowserContextOptions = {}, start: () => Promise<TestServer> = () => startServer()): SellerPages {
   let server: TestServer | undefined;
   let browser: Browser | undefined;
   let seller: Seller | undefined;
@@ -65,7 +66,7 @@ export function useSellerPages(tag: string, defaults: BrowserContextOptions = {}
     return v;
   };
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launchForPages()]);
+    [server, browser] = await Promise.all([start(), launchForPages()]);
     seller = await createSeller(server, tag);
   }, 150_000);
   afterAll(async () => {

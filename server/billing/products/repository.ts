@@ -68,8 +68,24 @@ export interface ProductFilter {
   isRecurring?: boolean | undefined;
   benefitIds?: string[] | undefined;
   visibility?: string[] | undefined;
+  /** Billed on one of these intervals (a legacy product: one of its recurring prices is). */
+  recurringIntervals?: string[] | undefined;
+  /** With an active price of one of these kinds. */
+  priceKinds?: string[] | undefined;
   metadata?: Record<string, string[]> | undefined;
 }
+
+/** `(a, b, …)`: values bound one by one, for IN. */
+const sqlList = (values: string[]) => sql`(${sql.join(values.map((v) => sql`${v}`), sql`, `)})`;
+
+/** A product billed on one of `intervals`: its own interval, or (legacy products) a recurring price's. */
+const billedEvery = (intervals: string[]) => sql`("product"."recurring_interval" IN ${sqlList(intervals)} OR EXISTS (
+  SELECT 1 FROM product_price pp WHERE pp.product_id = ${productId} AND pp.legacy AND NOT pp.is_archived
+    AND pp.type = 'recurring' AND pp.recurring_interval IN ${sqlList(intervals)}))`;
+
+/** A product with an active price of one of `kinds`. */
+const pricedAs = (kinds: string[]) => sql`EXISTS (
+  SELECT 1 FROM product_price pp WHERE pp.product_id = ${productId} AND NOT pp.is_archived AND pp.amount_type IN ${sqlList(kinds)})`;
 
 export async function findProduct(db: Queryable, organizationId: string, id: string): Promise<ProductRow | null> {
   const rows = await db
@@ -122,6 +138,8 @@ export async function listProducts(
     filter.isArchived === undefined ? undefined : eq(product.isArchived, filter.isArchived),
     filter.isRecurring === undefined ? undefined : sql`${isRecurringSql} = ${filter.isRecurring}`,
     filter.visibility?.length ? inArray(product.visibility, filter.visibility) : undefined,
+    filter.recurringIntervals?.length ? billedEvery(filter.recurringIntervals) : undefined,
+    filter.priceKinds?.length ? pricedAs(filter.priceKinds) : undefined,
     filter.benefitIds?.length
       ? inArray(
           product.id,

@@ -7,7 +7,8 @@ import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import * as input from "./input.js";
 import * as writes from "./writes.js";
-import { VISIBILITIES } from "./wire.js";
+import { INTERVALS, VISIBILITIES } from "./wire.js";
+import { PRICE_KINDS } from "../../../shared/kinds.js";
 import { route, type V1App } from "../contract.js";
 import { notFound, notPermitted, validationError } from "../errors.js";
 
@@ -21,6 +22,10 @@ const ListQuery = z.object({
   is_recurring: queryBool.optional(),
   benefit_id: queryArray(uuid).optional(),
   visibility: queryArray(z.enum(VISIBILITIES)).optional(),
+  // till's own (the seller app's pricing filter): billed on one of these intervals; with an active price of one of
+  // these kinds (metered, per seat…)
+  recurring_interval: queryArray(z.enum(INTERVALS)).optional(),
+  price_amount_type: queryArray(z.enum(PRICE_KINDS)).optional(),
   metadata: metadataQuery.optional(),
   sorting: sortingQuery(["created_at", "name", "price_amount_type", "price_amount"], [{ key: "created_at", desc: true }]),
   ...paginationQuery,
@@ -43,6 +48,8 @@ export function productRoutes(app: V1App, { db, config }: BillingDeps): void {
       isRecurring: q.is_recurring,
       benefitIds: lower(q.benefit_id),
       visibility: q.visibility,
+      recurringIntervals: q.recurring_interval,
+      priceKinds: q.price_amount_type,
       metadata: q.metadata,
     };
     const { items, total } = await service.listProducts(db, organizationId, filter, q.sorting, q.page, q.limit, baseURL);

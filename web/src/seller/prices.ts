@@ -1,5 +1,5 @@
 // The product editor's price descriptions, kept apart from the page: how each of a product's prices reads (the
-// product's page, the editor's untouched prices, the list).
+// product's page, the editor's untouched prices, the list), and the list's filter by how a product bills.
 import { formatMoney, formatUnitAmount } from "../../../shared/money.js";
 import { assertNever } from "../../../shared/kinds.js";
 import { priceKindOf } from "../kinds.js";
@@ -43,3 +43,23 @@ export function priceDescription(price: Price, interval: string | null): string 
       return assertNever(kind, "price kind");
   }
 }
+
+/**
+ * The product list's pricing filter (`pricing` in the address): how a product bills, each a query of GET /v1/products/
+ * (`is_recurring`, Polar's; `recurring_interval` and `price_amount_type`, till's own).
+ */
+export const PRICING_FILTERS = [
+  { value: "one_time", label: "One-time", query: { is_recurring: false } },
+  { value: "recurring", label: "Recurring, any interval", query: { is_recurring: true } },
+  { value: "day", label: "Recurring daily", query: { recurring_interval: "day" } },
+  { value: "week", label: "Recurring weekly", query: { recurring_interval: "week" } },
+  { value: "month", label: "Recurring monthly", query: { recurring_interval: "month" } },
+  { value: "year", label: "Recurring yearly", query: { recurring_interval: "year" } },
+  { value: "metered", label: "Metered (usage)", query: { price_amount_type: "metered_unit" } },
+  { value: "seats", label: "Per seat", query: { price_amount_type: "seat_based" } },
+] as const;
+
+export type PricingFilter = (typeof PRICING_FILTERS)[number]["value"];
+
+/** The filter the address asks for (an unknown value is no filter). */
+export const pricingFilterOf = (value: string | null): (typeof PRICING_FILTERS)[number] | undefined => PRICING_FILTERS.find((f) => f.value === value);

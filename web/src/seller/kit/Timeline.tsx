@@ -1,11 +1,13 @@
 // A detail page's timeline: what happened to the object (an order, a subscription, a customer), newest first —
 // the events its changes recorded, the webhooks sent for them (and how each delivery went), the emails to the
-// customer — read from till's GET …/{id}/timeline. An object with nothing yet says where the entries come from.
+// customer — read from till's GET …/{id}/timeline, each named in a seller's words (words.ts). An object with
+// nothing yet says where the entries come from.
 import { v1 } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Loading } from "../parts.js";
 import { href } from "../url.js";
+import { eventWords, readable } from "../words.js";
 import { Empty } from "./Empty.js";
 import "../sales.css";
 
@@ -27,12 +29,15 @@ const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 
 function What({ e }: { e: TimelineEntry }) {
   const how = e.status ? STATUS[e.status] : null;
-  if (e.source === "event") return <>{e.type}</>;
-  if (e.source === "email") return <>{`${e.type.replace(/_/g, " ")} to ${e.target ?? "the customer"}${how ? `: ${how}` : ""}`}</>;
+  if (e.source === "event") return <>{eventWords(e.type)}</>;
+  if (e.source === "email") return <>{`${readable(e.type)} to ${e.target ?? "the customer"}${how ? `: ${how}` : ""}`}</>;
   const answer = e.http_code ? ` (HTTP ${e.http_code}${e.attempts && e.attempts > 1 ? `, ${e.attempts} attempts` : ""})` : "";
+  // a webhook is a developer's matter too: its type stays beside the words, as the endpoint receives it
   return (
     <>
-      {`${e.type} to `}
+      {`${eventWords(e.type)} `}
+      <code>{e.type}</code>
+      {" to "}
       {e.endpoint_id ? <a href={href(`/webhooks/${e.endpoint_id}`)}>{e.target}</a> : e.target}
       {how ? `: ${how}${answer}` : ""}
     </>

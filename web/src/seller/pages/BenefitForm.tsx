@@ -67,6 +67,23 @@ async function propertiesOf(
   }
 }
 
+/**
+ * A Discord role is given by the seller's own bot: without it connected, the benefit is made but its grants wait;
+ * with it, the server checks the bot can give the role when the benefit is saved.
+ */
+function DiscordBot() {
+  const { scope } = useSeller();
+  const loaded = useLoad(() => v1<Array<{ platform: string }>>(scope, "GET", "/benefit-integrations/"), "integrations");
+  if (!loaded.data) return null;
+  return loaded.data.some((i) => i.platform === "discord") ? (
+    <p className="hint">Your Discord bot is connected: saving checks that it can give the role.</p>
+  ) : (
+    <p className="hint">
+      No Discord bot is connected yet: grants wait until you connect it with <code>till benefits discord connect</code>.
+    </p>
+  );
+}
+
 function TypeFields({ type, props }: { type: string; props: Record<string, unknown> }) {
   const { scope } = useSeller();
   const meters = useLoad(
@@ -135,8 +152,9 @@ function TypeFields({ type, props }: { type: string; props: Record<string, unkno
   if (type === "discord")
     return (
       <>
-        <Field label="Server (guild) token" name="guild_token" required defaultValue={s("guild_token")} />
-        <Field label="Role id" name="role_id" required defaultValue={s("role_id")} />
+        <DiscordBot />
+        <Field label="Server (guild) id" name="guild_token" required defaultValue={s("guild_token")} hint="Your Discord server's id, where your bot is." />
+        <Field label="Role id" name="role_id" required defaultValue={s("role_id")} hint="The role buyers are given: your bot's own role must be above it." />
         <CheckboxField label="Remove the member when the benefit ends" name="kick_member" defaultChecked={props.kick_member === true} />
       </>
     );

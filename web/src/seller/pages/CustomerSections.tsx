@@ -12,6 +12,7 @@ import { RowActions } from "../kit/RowActions.js";
 import { day, Loading, money, Pager } from "../parts.js";
 import { href, pageParam } from "../url.js";
 import type { BenefitGrant, CustomerState, Order, Subscription } from "../wire.js";
+import { meterLeft } from "../words.js";
 
 const RECENT = 10;
 const words = (s: string) => s.replace(/_/g, " ");
@@ -62,7 +63,7 @@ export function Meters({ meters }: { meters: MeterRow[] }) {
     { id: "meter", label: "Meter", cell: (m) => <a href={href(`/meters/${m.meter_id}`)}>{name.get(m.meter_id) ?? "Meter"}</a> },
     { id: "used", label: "Used", cell: (m) => String(m.consumed_units), numeric: true },
     { id: "credited", label: "Credited", cell: (m) => String(m.credited_units), numeric: true },
-    { id: "balance", label: "Left", cell: (m) => String(m.balance), numeric: true },
+    { id: "balance", label: "Left", cell: (m) => meterLeft(m.balance), numeric: true },
   ];
   return (
     <Section id="meters" title="Meters and balances" loading={false}>

@@ -1,6 +1,7 @@
 // /: the seller's home — the figures that matter over a chosen range (in the address: `range`, or `range=custom`
-// with `from` and `to`), each beside the period before's (`compare=off` hides it) with its change and a chart,
-// the shown figures as CSV, and the failed payments to look at. In the sandbox, a range ends on its test clock.
+// with `from` and `to`), each beside the period before's (`compare=off` hides it; all time has none) with its
+// change and a chart, the shown figures as CSV, and the failed payments to look at. In the sandbox, a range ends on
+// its test clock.
 import { useMemo, useState } from "react";
 import { formatMoney } from "../../../../shared/money.js";
 import { v1 } from "../api.js";
@@ -185,7 +186,10 @@ export function Dashboard() {
   const { scope, mode } = useSeller();
   const asked = params();
   const range = rangeOf(asked.get("range"), asked.get("from"), asked.get("to"));
-  const [compare, setCompare] = useState(asked.get("compare") !== "off");
+  const [comparing, setCompare] = useState(asked.get("compare") !== "off");
+  // all time starts at the organization's first day: there is no period before it to compare with
+  const comparable = range.id !== "all";
+  const compare = comparing && comparable;
   const key = `${range.id}:${range.from ?? ""}:${range.to ?? ""}`;
   const metrics = useLoad(() => loadMetrics(scope, range), key);
   const loaded = metrics.data;
@@ -205,19 +209,21 @@ export function Dashboard() {
     <>
       {org.data && <InvoiceDetailsWarning details={org.data.invoice_details} />}
       <div className="home-toolbar">
-        <RangePicker range={range} dates={data?.current} compare={compare} />
+        <RangePicker range={range} dates={data?.current} compare={comparing} />
         <div className="toolbar-end">
-          <label className="toggle">
-            <input
-              type="checkbox"
-              checked={compare}
-              onChange={(e) => {
-                setCompare(e.target.checked);
-                setParams({ compare: e.target.checked ? undefined : "off" });
-              }}
-            />{" "}
-            Compare with the period before
-          </label>
+          {comparable && (
+            <label className="toggle">
+              <input
+                type="checkbox"
+                checked={compare}
+                onChange={(e) => {
+                  setCompare(e.target.checked);
+                  setParams({ compare: e.target.checked ? undefined : "off" });
+                }}
+              />{" "}
+              Compare with the period before
+            </label>
+          )}
           <button type="button" disabled={!data} onClick={() => data && download(`till-metrics-${data.current.start}-${data.current.end}.csv`, csvOf(data))}>
             Export CSV
           </button>
@@ -236,6 +242,7 @@ export function Dashboard() {
               </span>
             </>
           )}
+          {!comparable && " (from your first day: nothing before it to compare with)"}
           <span data-testid="range-zone"> · days in {data.zone}</span>
           {mode === "sandbox" && <> · sandbox clock: {data.today}</>}
         </p>

@@ -1,6 +1,6 @@
 // /orders/<id>: one order — its facts, its lines and amounts (discount, tax, total, refunded), the link that pays
 // it while it is owed, its payments (the card charged), its invoice and credit notes (PDF), its refunds (and the
-// form that refunds what is left), its disputes, and its timeline.
+// form that refunds what is left), its disputes (said at the top while there are any), and its timeline.
 import { useState } from "react";
 import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
@@ -13,6 +13,7 @@ import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href } from "../url.js";
 import type { Order } from "../wire.js";
+import { disputeReason, disputeStatus } from "../words.js";
 import { AcceptDispute, DISPUTE_COLUMNS, REFUND_COLUMNS, type Dispute, type Refund } from "./OrderLists.js";
 import { Invoice, Payments, RefundForm, type InvoiceAnswer } from "./OrderParts.js";
 import "../sales.css";
@@ -60,12 +61,28 @@ function PayLink({ url }: { url: string }) {
   );
 }
 
-function RefundsAndDisputes({ o, invoice, onChange }: { o: PayableOrder; invoice: InvoiceAnswer | undefined; onChange: () => void }) {
+/** The order's disputes in the disputes view (the same rows, beside every other order's). */
+const disputesOf = (orderId: string) => href("/orders", { view: "disputes", order_id: orderId });
+
+/** Said at the top of a disputed order: the customer's bank contests the payment, and where to read the dispute. */
+function Disputed({ o, disputes }: { o: PayableOrder; disputes: Dispute[] }) {
+  const latest = disputes[0];
+  if (!latest) return null;
+  const due = latest.evidence_due_by && !latest.closed ? `, evidence due ${day(latest.evidence_due_by)}` : "";
+  return (
+    <p className="warning" role="note">
+      {`The customer's bank disputes ${money(latest.amount, latest.currency)} of this order (${disputeReason(latest.reason)}): `}
+      {`${disputeStatus(latest.status)}${due}. `}
+      <a href={disputesOf(o.id)}>{disputes.length > 1 ? `See its ${disputes.length} disputes` : "See the dispute"}</a>
+    </p>
+  );
+}
+
+function RefundsAndDisputes({ o, invoice, disputes, onChange }: { o: PayableOrder; invoice: InvoiceAnswer | undefined; disputes: Dispute[]; onChange: () => void }) {
   const { scope } = useSeller();
   const mayRefund = useMayWrite("refunds");
   const mayWrite = useMayWrite("orders");
   const refunds = useLoad(() => v1<ListPage<Refund>>(scope, "GET", "/refunds/", { query: { order_id: o.id, limit: 100 } }), `${o.id}|${o.refunded_amount}`);
-  const disputes = useLoad(() => v1<ListPage<Dispute>>(scope, "GET", "/disputes/", { query: { order_id: o.id, limit: 100 } }), `${o.id}|${o.status}`);
   const [accepting, setAccepting] = useState<Dispute | null>(null);
   const notes = new Map((invoice?.credit_notes ?? []).map((c) => [c.refund_id, c]));
   const columns = [
@@ -87,12 +104,12 @@ function RefundsAndDisputes({ o, invoice, onChange }: { o: PayableOrder; invoice
         {refunds.data && refunds.data.items.length > 0 && <DataTable caption="The order's refunds" rows={refunds.data.items} columns={columns} />}
         {!o.paid ? <p className="hint">An unpaid order has nothing to refund.</p> : mayRefund ? <RefundForm order={o} onDone={onChange} /> : <ReadOnly what="refund orders" />}
       </section>
-      {disputes.data && disputes.data.items.length > 0 && (
+      {disputes.length > 0 && (
         <section aria-labelledby="disputes-h">
           <h2 id="disputes-h">Disputes</h2>
           <DataTable
             caption="The order's disputes"
-            rows={disputes.data.items}
+            rows={disputes}
             columns={DISPUTE_COLUMNS.filter((c) => c.id !== "order")}
             actions={(d) =>
               mayWrite && !d.closed ? (
@@ -119,9 +136,11 @@ export function OrderDetail({ id }: { id: string }) {
     return !r.ok && r.error.status === 404 ? { ok: true, data: null } : r;
   }, id);
   const o = loaded.data;
+  const disputes = useLoad(() => v1<ListPage<Dispute>>(scope, "GET", "/disputes/", { query: { order_id: id, limit: 100 } }), `${id}|${o?.status ?? ""}`);
   const reload = () => {
     loaded.reload();
     invoice.reload();
+    disputes.reload();
   };
   const copy = (
     <button type="button" onClick={() => void copyText(id).then((ok) => toast(ok ? "Copied the order's id." : `The order's id: ${id}`))}>
@@ -133,6 +152,7 @@ export function OrderDetail({ id }: { id: string }) {
       <Loading loading={loaded.loading} error={loaded.error} />
       {o && (
         <>
+          <Disputed o={o} disputes={disputes.data?.items ?? []} />
           <Facts
             items={[
               ["Status", words(o.status)],
@@ -148,7 +168,7 @@ export function OrderDetail({ id }: { id: string }) {
             {o.pay_url && <PayLink url={o.pay_url} />}
             <Payments order={o} />
             {invoice.data !== undefined && <Invoice order={o} invoice={invoice.data ?? undefined} onMade={invoice.reload} />}
-            <RefundsAndDisputes o={o} invoice={invoice.data ?? undefined} onChange={reload} />
+            <RefundsAndDisputes o={o} invoice={invoice.data ?? undefined} disputes={disputes.data?.items ?? []} onChange={reload} />
             <Timeline path={`/orders/${id}`} label="order" />
           </div>
         </>

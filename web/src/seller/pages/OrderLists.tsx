@@ -13,6 +13,7 @@ import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { day, Loading, money, Pager } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href, pageParam, params } from "../url.js";
+import { disputeReason, disputeStatus } from "../words.js";
 
 const LIMIT = 20;
 const words = (s: string | null) => (s ? s.replace(/_/g, " ") : "—");
@@ -52,9 +53,10 @@ export const REFUND_COLUMNS: Array<DataColumn<Refund>> = [
 export const DISPUTE_COLUMNS: Array<DataColumn<Dispute>> = [
   { id: "date", sortKey: "created_at", label: "Opened", cell: (d) => day(d.created_at) },
   { id: "order", label: "Order", cell: (d) => <a href={href(`/orders/${d.order_id}`)}>Open the order</a> },
-  { id: "status", label: "Status", cell: (d) => words(d.status) },
-  { id: "reason", label: "Reason", cell: (d) => words(d.reason) },
-  { id: "due", label: "Evidence due", cell: (d) => day(d.evidence_due_by) },
+  { id: "status", label: "Status", cell: (d) => disputeStatus(d.status) },
+  { id: "reason", label: "Reason", cell: (d) => disputeReason(d.reason) },
+  // a closed dispute takes no more evidence
+  { id: "due", label: "Evidence due", cell: (d) => (d.closed ? "—" : day(d.evidence_due_by)) },
   { id: "amount", sortKey: "amount", label: "Amount", cell: (d) => money(d.amount, d.currency), numeric: true },
 ];
 
@@ -115,7 +117,12 @@ export function Disputes() {
   const mayWrite = useMayWrite("orders");
   const page = pageParam();
   const sorting = params().get("sorting") ?? "-created_at";
-  const list = useLoad(() => v1<ListPage<Dispute>>(scope, "GET", "/disputes/", { query: { page, limit: LIMIT, sorting } }), `${page}|${sorting}`);
+  // an order's page links here with its id: that order's disputes
+  const orderId = params().get("order_id") ?? undefined;
+  const list = useLoad(
+    () => v1<ListPage<Dispute>>(scope, "GET", "/disputes/", { query: { page, limit: LIMIT, sorting, order_id: orderId } }),
+    `${page}|${sorting}|${orderId ?? ""}`,
+  );
   const [accepting, setAccepting] = useState<Dispute | null>(null);
   const actions = (d: Dispute): RowAction[] => [
     { label: "Open the order", href: href(`/orders/${d.order_id}`) },
@@ -129,11 +136,16 @@ export function Disputes() {
           A dispute opens when a customer's bank contests a payment; it shows here with the date its evidence is due.
         </Empty>
       )}
+      {orderId && (
+        <p className="hint">
+          The disputes of one order. <a href={href("/orders", { view: "disputes" })}>Show every dispute</a>
+        </p>
+      )}
       {list.data && list.data.items.length > 0 && (
         <>
           <DataTable
             caption="Disputes" rows={list.data.items} columns={DISPUTE_COLUMNS} sorting={sorting}
-            onSort={(s) => window.location.assign(href("/orders", { view: "disputes", sorting: s }))}
+            onSort={(s) => window.location.assign(href("/orders", { view: "disputes", order_id: orderId, sorting: s }))}
             actions={(d) => <RowActions name={`dispute of ${day(d.created_at)}`} items={actions(d)} />}
           />
           <Pager page={page} maxPage={list.data.pagination.max_page} total={list.data.pagination.total_count} />

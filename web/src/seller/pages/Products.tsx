@@ -1,8 +1,7 @@
-// /products: the catalog of the organization's side, a page at a time, searchable and sortable (the server
-// sorts), archived ones on request; each row's actions in a menu (archiving asks once more). An empty catalog
-// says how to start, on the page and from a terminal.
+// /products: the catalog of the organization's side, a page at a time, searchable, filtered by how a product bills
+// (`pricing`) and sortable (the server sorts), archived ones on request; each row's actions in a menu (archiving
+// asks once more). An empty catalog says how to start, on the page and from a terminal.
 import { useState } from "react";
-import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useSeller, useMayWrite } from "../context.js";
 import { useLoad } from "../hooks.js";
@@ -16,7 +15,8 @@ import { day, Loading, Pager } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href, pageParam, params } from "../url.js";
 import type { Product } from "../wire.js";
-import { priceDescription } from "../prices.js";
+import { priceDescription, pricingFilterOf, PRICING_FILTERS } from "../prices.js";
+import { SelectField, Status } from "../../ui.js";
 import { activePrices, archiveProduct } from "./ProductDetail.js";
 
 const LIMIT = 20;
@@ -45,13 +45,17 @@ export function Products() {
   const query = params().get("query") ?? "";
   const archived = params().get("archived") === "1";
   const sorting = params().get("sorting") ?? DEFAULT_SORT;
+  const pricing = pricingFilterOf(params().get("pricing"));
   const list = useLoad(
-    () => v1<ListPage<Product>>(scope, "GET", "/products/", { query: { page, limit: LIMIT, query, is_archived: archived ? undefined : false, sorting } }),
-    `${page}|${query}|${archived}|${sorting}`,
+    () =>
+      v1<ListPage<Product>>(scope, "GET", "/products/", {
+        query: { page, limit: LIMIT, query, is_archived: archived ? undefined : false, sorting, ...pricing?.query },
+      }),
+    `${page}|${query}|${archived}|${sorting}|${pricing?.value ?? ""}`,
   );
   const [archiving, setArchiving] = useState<Product | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
-  const here = { query: query || undefined, archived: archived ? 1 : undefined, sorting: sorting === DEFAULT_SORT ? undefined : sorting };
+  const here = { query: query || undefined, pricing: pricing?.value, archived: archived ? 1 : undefined, sorting: sorting === DEFAULT_SORT ? undefined : sorting };
   const setArchived = async (p: Product, on: boolean) => {
     const r = await archiveProduct(scope, p, on);
     if (typeof r === "string") return setError(r);
@@ -73,10 +77,17 @@ export function Products() {
       New product
     </a>
   ) : undefined;
-  const empty = !query && list.data?.items.length === 0;
+  const empty = !query && !pricing && list.data?.items.length === 0;
   return (
     <Layout title="Products" action={newProduct}>
       <ListToolbar path="/products" here={here} search={{ id: "product-search", label: "Search products", value: query }}>
+        <div className="filters" role="group" aria-label="Filters">
+          <SelectField
+            label="Pricing" value={pricing?.value ?? ""} placeholder="Any pricing"
+            onChange={(e) => window.location.assign(href("/products", { ...here, page: undefined, pricing: e.target.value || undefined }))}
+            options={PRICING_FILTERS.map((f) => ({ value: f.value, label: f.label }))}
+          />
+        </div>
         <a className="toggle" href={href("/products", { ...here, archived: archived ? undefined : 1 })}>{archived ? "Hide archived" : "Show archived"}</a>
       </ListToolbar>
       <Loading loading={list.loading} error={list.error} />
@@ -98,7 +109,7 @@ export function Products() {
       {list.data && !empty && (
         <>
           {list.data.items.length === 0 ? (
-            <p className="hint">No product matches “{query}”.</p>
+            <p className="hint">{query ? `No product matches “${query}”${pricing ? " with this pricing" : ""}.` : "No product is priced this way."}</p>
           ) : (
             <DataTable
               caption="Products"

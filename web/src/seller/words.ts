@@ -1,0 +1,124 @@
+// What the seller app says in a seller's words where the API speaks a developer's: an event's webhook type
+// (`order.paid` → "Order paid"), a card's brand (`amex` → "American Express"), a dispute's status and reason
+// (Stripe's `product_not_received`), and a meter's remainder once usage went past its credits. One mapping each;
+// what a mapping does not know still reads (its words, capitalized), so a new type never shows as a blank.
+
+/** snake_case or dotted words as a sentence: "customer_seat.assigned" → "Customer seat assigned". */
+export function readable(type: string): string {
+  const text = type.replace(/[._]+/g, " ").trim();
+  return text ? text[0]!.toUpperCase() + text.slice(1) : "—";
+}
+
+const EVENTS: Readonly<Record<string, string>> = {
+  "order.created": "Order created",
+  "order.updated": "Order changed",
+  "order.paid": "Order paid",
+  "order.refunded": "Order refunded",
+  "refund.created": "Refund made",
+  "refund.updated": "Refund changed",
+  "subscription.created": "Subscription started",
+  "subscription.active": "Subscription active",
+  "subscription.updated": "Subscription changed",
+  "subscription.canceled": "Subscription set to cancel",
+  "subscription.uncanceled": "Subscription kept (cancellation taken back)",
+  "subscription.revoked": "Subscription ended",
+  "subscription.past_due": "Renewal payment failed",
+  "subscription.paused": "Subscription paused",
+  "subscription.resumed": "Subscription resumed",
+  "benefit_grant.created": "Benefit granted",
+  "benefit_grant.updated": "Benefit grant changed",
+  "benefit_grant.revoked": "Benefit revoked",
+  "benefit_grant.cycled": "Benefit renewed for the new period",
+  "checkout.created": "Checkout opened",
+  "checkout.updated": "Checkout changed",
+  "checkout.expired": "Checkout expired",
+  "customer.created": "Customer created",
+  "customer.updated": "Customer changed",
+  "customer.deleted": "Customer deleted",
+  "customer.state_changed": "Customer's access changed",
+  "customer_seat.assigned": "Seat assigned",
+  "customer_seat.claimed": "Seat claimed",
+  "customer_seat.revoked": "Seat revoked",
+  "member.created": "Team member added",
+  "member.updated": "Team member changed",
+  "member.deleted": "Team member removed",
+  "product.created": "Product created",
+  "product.updated": "Product changed",
+  "benefit.created": "Benefit created",
+  "benefit.updated": "Benefit changed",
+  "organization.updated": "Organization changed",
+  "till.usage_alert.triggered": "Usage alert reached",
+  "till.wallet.transaction.created": "Wallet moved",
+  "till.wallet.updated": "Wallet balance changed",
+};
+
+/** An event's webhook type in a seller's words. */
+export function eventWords(type: string): string {
+  return EVENTS[type] ?? readable(type.replace(/^till\./, ""));
+}
+
+const BRANDS: Readonly<Record<string, string>> = {
+  visa: "Visa",
+  mastercard: "Mastercard",
+  amex: "American Express",
+  american_express: "American Express",
+  discover: "Discover",
+  diners: "Diners Club",
+  diners_club: "Diners Club",
+  jcb: "JCB",
+  unionpay: "UnionPay",
+  cartes_bancaires: "Cartes Bancaires",
+  eftpos_au: "eftpos",
+  interac: "Interac",
+  link: "Link",
+};
+
+/** A card's brand as printed on it: Stripe's `visa`, `amex`, `unionpay`… (unknown: its words, capitalized). */
+export function cardBrand(brand: string): string {
+  return BRANDS[brand.toLowerCase()] ?? readable(brand);
+}
+
+const DISPUTE_STATUSES: Readonly<Record<string, string>> = {
+  early_warning: "Early warning",
+  warning_needs_response: "Early warning: needs your response",
+  needs_response: "Needs your response",
+  under_review: "Under review",
+  won: "Won",
+  lost: "Lost",
+  prevented: "Prevented",
+};
+
+/** A dispute's status, saying when the seller has something to do. */
+export function disputeStatus(status: string): string {
+  return DISPUTE_STATUSES[status] ?? readable(status);
+}
+
+// Stripe's dispute reasons (Stripe.Dispute's `reason`), as the customer's bank put them.
+const DISPUTE_REASONS: Readonly<Record<string, string>> = {
+  bank_cannot_process: "The bank could not process it",
+  check_returned: "The check was returned",
+  credit_not_processed: "Refund or credit promised, not received",
+  customer_initiated: "The customer asked their bank",
+  debit_not_authorized: "Debit not authorized",
+  duplicate: "Charged twice",
+  fraudulent: "Fraud: the cardholder did not make this payment",
+  general: "Other",
+  incorrect_account_details: "Wrong account details",
+  insufficient_funds: "Insufficient funds",
+  noncompliant: "Not compliant with the card network's rules",
+  product_not_received: "Product not received",
+  product_unacceptable: "Product defective or not as described",
+  subscription_canceled: "Billed after canceling the subscription",
+  unrecognized: "The customer does not recognize the payment",
+};
+
+/** Why the customer's bank disputes the payment. */
+export function disputeReason(reason: string | null): string {
+  return reason ? (DISPUTE_REASONS[reason] ?? readable(reason)) : "—";
+}
+
+/** What is left of a meter's credits; usage past them is said as overage, never as a negative remainder. */
+export function meterLeft(balance: number): string {
+  const n = (v: number) => v.toLocaleString("en");
+  return balance < 0 ? `${n(-balance)} over the credit` : n(balance);
+}
