@@ -10,6 +10,7 @@ import type Stripe from "stripe";
 import {
   type BankTransferAnswer,
   type BankTransferRequest,
+  type CancelTransferRequest,
   type ChargeRequest,
   type Microdeposits,
   type NextAction,
@@ -19,12 +20,13 @@ import {
   type PaymentResult,
   type RefundRequest,
   type RefundResult,
+  TRANSFER_CANCELED_CODE,
   unprocessed,
 } from "../processor.js";
 import { Stripe as StripeSdk, withoutCallSite } from "./client.js";
 import { stripeMethodTypes } from "../../../shared/stripe.js";
 import { minimumChargeAmount } from "../minimum-charge.js";
-import { instructionsOf, offersBankTransfer, transferIntent } from "./bank-transfers.js";
+import { cancelTransfer, instructionsOf, offersBankTransfer, transferIntent } from "./bank-transfers.js";
 
 /** What the checkout page needs to mount the Payment Element (Polar's metadata carries the publishable key too). */
 export const STRIPE_METADATA_PROCESSOR = "stripe";
@@ -321,6 +323,16 @@ async function bankTransfer(stripe: Stripe, request: BankTransferRequest): Promi
   }
 }
 
+/** A transfer's intent canceled (bank-transfers.ts): canceled, or as it is when the money arrived first. */
+async function cancelBankTransfer(stripe: Stripe, request: CancelTransferRequest): Promise<PaymentResult> {
+  try {
+    const pi = await cancelTransfer(stripe, request);
+    return pi.status === "canceled" ? { ok: false, code: TRANSFER_CANCELED_CODE, message: "The bank transfer was canceled." } : paymentIntentResult(pi);
+  } catch (err) {
+    return declined(err);
+  }
+}
+
 export function createStripeProcessor(stripe: Stripe, publishableKey: string): PaymentProcessor {
   return {
     id: "stripe",
@@ -333,6 +345,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     refund: (request) => refund(stripe, request),
     offersBankTransfer,
     bankTransfer: (request) => bankTransfer(stripe, request),
+    cancelBankTransfer: (request) => cancelBankTransfer(stripe, request),
 
     async paymentOutcome(intentId: string): Promise<PaymentResult> {
       if (!intentId.startsWith("pi_")) return { ok: false, code: "resource_missing", message: "No such PaymentIntent." };
