@@ -225,8 +225,8 @@ export interface CancelTransferRequest {
   idempotencyKey: string;
 }
 
-/** The seam's word for a transfer's intent canceled (the payment recorded failed with it). */
-export const TRANSFER_CANCELED_CODE = "canceled";
+/** The seam's code of an intent canceled (a bank transfer's, its order paid another way): its payment failed so. */
+export const PAYMENT_CANCELED_CODE = "canceled";
 
 export interface BankTransferAnswer {
   /**

@@ -10,7 +10,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { formatMoney } from "../../shared/money.js";
 import { isBelowMinimumCharge, minimumChargeAmount } from "./minimum-charge.js";
-import { TRANSFER_CANCELED_CODE, type ChargeRequest, type PaymentProcessor, type PaymentRequest, type PaymentResult, type RefundRequest, type RefundResult } from "./processor.js";
+import { PAYMENT_CANCELED_CODE, type ChargeRequest, type PaymentProcessor, type PaymentRequest, type PaymentResult, type RefundRequest, type RefundResult } from "./processor.js";
 
 export const TEST_TOKEN_PREFIX = "tok_test_";
 
@@ -208,7 +208,7 @@ export function createTestProcessor(servesLive = false): PaymentProcessor {
     },
     // it opens none, so there is none to cancel: answered canceled, as a cancel asked again is
     async cancelBankTransfer() {
-      return { ok: false, code: TRANSFER_CANCELED_CODE, message: "The bank transfer was canceled." };
+      return { ok: false, code: PAYMENT_CANCELED_CODE, message: "The bank transfer was canceled." };
     },
     // it keeps no methods or customers of its own: till's rows are all there is
     async detach(): Promise<void> {},

@@ -7,7 +7,7 @@
 // intent succeeded before its cancel) is given back (giveBackLateTransfer, from late.ts).
 import type { Db, Queryable } from "../../db/client.js";
 import type { OutboxSubscriber } from "../../db/outbox.js";
-import { processorErrorOf, processorFor, TRANSFER_CANCELED_CODE, type PaymentProcessor } from "../../payments/processor.js";
+import { processorErrorOf, processorFor, PAYMENT_CANCELED_CODE, type PaymentProcessor } from "../../payments/processor.js";
 import type { ScheduledPass } from "../../tasks/claim.js";
 import { orgNow } from "../clock.js";
 import { lockOrderRow } from "../orders/service.js";
@@ -36,7 +36,7 @@ export async function cancelOpenTransfer(tx: Queryable, router: PaymentProcessor
   if (result.ok) return "arrived";
   // still awaiting after a cancel is not an answer the processor gives: asked again by the next pass
   if (result.next) return "unanswered";
-  const failed = { ok: false as const, code: TRANSFER_CANCELED_CODE, message: TRANSFER_CANCELED_MESSAGE };
+  const failed = { ok: false as const, code: PAYMENT_CANCELED_CODE, message: TRANSFER_CANCELED_MESSAGE };
   await payments.settlePendingCharge(tx, organizationId, orderId, open.processorPaymentId, failed, await orgNow(tx, organizationId));
   return "canceled";
 }

@@ -20,7 +20,7 @@ import {
   type PaymentResult,
   type RefundRequest,
   type RefundResult,
-  TRANSFER_CANCELED_CODE,
+  PAYMENT_CANCELED_CODE,
   unprocessed,
 } from "../processor.js";
 import { Stripe as StripeSdk, withoutCallSite } from "./client.js";
@@ -129,6 +129,9 @@ export function paymentIntentResult(pi: Stripe.PaymentIntent): PaymentResult {
     return { ok: false, code: pi.status, message: pi.status === "processing" ? "The payment is processing." : "The payment needs your confirmation.", next };
   }
   const error = pi.last_payment_error;
+  // canceled (a bank transfer of an order paid another way): its payment says so, whichever of the cancel's answer and
+  // its event comes first
+  if (pi.status === "canceled" && !error) return { ok: false, code: PAYMENT_CANCELED_CODE, message: "The payment was canceled." };
   return { ok: false, code: declineCode(error?.decline_code, error?.code, "payment_failed"), message: error?.message || "The payment failed." };
 }
 
@@ -326,8 +329,7 @@ async function bankTransfer(stripe: Stripe, request: BankTransferRequest): Promi
 /** A transfer's intent canceled (bank-transfers.ts): canceled, or as it is when the money arrived first. */
 async function cancelBankTransfer(stripe: Stripe, request: CancelTransferRequest): Promise<PaymentResult> {
   try {
-    const pi = await cancelTransfer(stripe, request);
-    return pi.status === "canceled" ? { ok: false, code: TRANSFER_CANCELED_CODE, message: "The bank transfer was canceled." } : paymentIntentResult(pi);
+    return paymentIntentResult(await cancelTransfer(stripe, request));
   } catch (err) {
     return declined(err);
   }
