@@ -108,6 +108,10 @@ describe("a bank transfer of an invoice paid another way", () => {
     expect(await paymentsOf(order.id)).toEqual([{ method: "customer_balance", status: "failed", reason: "canceled" }]);
     expect(cancelsOf(intent.id)).toHaveLength(1);
     expect(canceledEventsOf(intent.id)).toHaveLength(1);
+    // the stand-in refuses a parameter the pinned version's cancel lacks, and a second cancel of a canceled intent
+    const unknown = { cancel_reason: "duplicate" } as unknown as Parameters<ReturnType<typeof stripe>["paymentIntents"]["cancel"]>[1];
+    await expect(stripe().paymentIntents.cancel(intent.id, unknown)).rejects.toMatchObject({ statusCode: 400, param: "cancel_reason" });
+    await expect(stripe().paymentIntents.cancel(intent.id, { cancellation_reason: "duplicate" })).rejects.toMatchObject({ statusCode: 400, code: "payment_intent_unexpected_state" });
   }, 120_000);
 
   it("a cancel whose answer is lost (the client's own retries too): asked again by the next pass under the same key, canceled once", async () => {
