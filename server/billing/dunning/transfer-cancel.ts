@@ -14,7 +14,7 @@ import { lockOrderRow } from "../orders/service.js";
 import * as payments from "../payments/service.js";
 
 /** What the payment of a canceled transfer says (its decline message: the seller's payments list shows it). */
-export const TRANSFER_CANCELED_MESSAGE = "The bank transfer was canceled: the order was paid another way.";
+const TRANSFER_CANCELED_MESSAGE = "The bank transfer was canceled: the order was paid another way.";
 
 /**
  * What a cancel did: `canceled` (the payment recorded failed), `arrived` (the money came first: its event settles it),
@@ -42,7 +42,7 @@ export async function cancelOpenTransfer(tx: Queryable, router: PaymentProcessor
 }
 
 /** What the payment of a transfer that arrived for an order already paid says: given back, not counted. */
-export const TRANSFER_GIVEN_BACK_CODE = "duplicate";
+const TRANSFER_GIVEN_BACK_CODE = "duplicate";
 const GIVEN_BACK_MESSAGE = "The bank transfer arrived after the order was paid another way: it was refunded to the customer's cash balance.";
 
 /**
