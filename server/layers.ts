@@ -99,7 +99,7 @@ export const LAYERS: readonly Layer[] = [
       domain("payments", "methods.ts"),
       domain("orders"),
       domain("invoices"),
-      domain("dunning", "late.ts", "mark-paid.ts", "invoices.ts"),
+      domain("dunning", "late.ts", "mark-paid.ts", "invoices.ts", "transfer-cancel.ts"),
       domain("customer-seats"),
     ],
   },

@@ -219,6 +219,15 @@ export interface BankTransferRequest {
 
 export type { BankTransferInstructions };
 
+/** A bank transfer's intent to cancel, under a key of its own: a retried cancel is the processor's first answer. */
+export interface CancelTransferRequest {
+  intentId: string;
+  idempotencyKey: string;
+}
+
+/** The seam's code of an intent canceled (a bank transfer's, its order paid another way): its payment failed so. */
+export const PAYMENT_CANCELED_CODE = "canceled";
+
 export interface BankTransferAnswer {
   /**
    * The intent as it is: waiting for the money (`next`, requires_action), paid already (ok), or refused (a request the
@@ -266,6 +275,12 @@ export interface PaymentProcessor {
   offersBankTransfer(currency: string): boolean;
   /** Starts (or reads again) a bank transfer of an amount owed; only where offersBankTransfer says so. */
   bankTransfer(request: BankTransferRequest): Promise<BankTransferAnswer>;
+  /**
+   * Cancels a bank transfer's intent still awaiting the money (its order was paid another way); the answer is the
+   * intent as it is then: failed with code `canceled`, succeeded when the money arrived first (it cannot be canceled
+   * any more), or unprocessed (`processorError`: ask again, with the same key).
+   */
+  cancelBankTransfer(request: CancelTransferRequest): Promise<PaymentResult>;
   /**
    * Removes a saved method at the processor too (Stripe: detached from its customer); nothing to do where it keeps
    * none.

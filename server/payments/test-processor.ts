@@ -10,7 +10,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { formatMoney } from "../../shared/money.js";
 import { isBelowMinimumCharge, minimumChargeAmount } from "./minimum-charge.js";
-import type { ChargeRequest, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
+import { PAYMENT_CANCELED_CODE, type ChargeRequest, type PaymentProcessor, type PaymentRequest, type PaymentResult, type RefundRequest, type RefundResult } from "./processor.js";
 
 export const TEST_TOKEN_PREFIX = "tok_test_";
 
@@ -205,6 +205,10 @@ export function createTestProcessor(servesLive = false): PaymentProcessor {
     offersBankTransfer: () => false,
     async bankTransfer() {
       return { result: { ok: false, code: "payment_method_unavailable", message: "Bank transfers are not offered here." }, instructions: null, processorCustomerId: null };
+    },
+    // it opens none, so there is none to cancel: answered canceled, as a cancel asked again is
+    async cancelBankTransfer() {
+      return { ok: false, code: PAYMENT_CANCELED_CODE, message: "The bank transfer was canceled." };
     },
     // it keeps no methods or customers of its own: till's rows are all there is
     async detach(): Promise<void> {},

@@ -6,10 +6,11 @@
 // again after it went past due). The stand-in refuses what Stripe's types refuse.
 import { describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
+import { publicRequest, uniqueBuyer } from "../helpers/checkout.js";
+import { invoiceWithTerms as invoiceOf } from "../helpers/stripe-invoices.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
-import { confirmationToken, STRIPE_CARDS, STRIPE_KEYS, until, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
+import { STRIPE_KEYS, until, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
 import { stripeClient } from "../../server/payments/stripe/client.js";
 
 let s: StripeSandbox;
@@ -29,30 +30,7 @@ async function advance(by: string): Promise<void> {
   if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-/** A card subscription whose renewal was issued as an invoice due in 10 days: the order and its pay link's token. */
-async function invoiceWithTerms(tag: string) {
-  const product = await createProduct(seller, "monthly");
-  const checkout = await s.sdk.checkouts.create({ products: [product.id] });
-  const confirmed = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
-    customer_email: uniqueBuyer(tag),
-    customer_name: "Ada Buyer",
-    customer_billing_address: { country: "FR" },
-    confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.visa, "off_session"),
-  });
-  expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
-  const sub = await until(async () => (await s.sdk.subscriptions.list({ productId: product.id })).result.items[0], "the subscription");
-  const terms = await rawRequest(s.server.url, s.key, "PATCH", `/v1/subscriptions/${sub.id}/terms`, { collection_method: "send_invoice", days_until_due: 10 });
-  expect(terms.status, JSON.stringify(terms.body)).toBe(200);
-  const renewed = await rawRequest(s.server.url, s.key, "POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
-  expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
-  const orders = (await s.sdk.orders.list({ subscriptionId: sub.id, sorting: ["-created_at"] })).result.items;
-  const order = orders[0];
-  if (!order) throw new Error("no order");
-  const got = await rawRequest(s.server.url, s.key, "GET", `/v1/orders/${order.id}`);
-  expect(got.body).toMatchObject({ status: "pending", due_at: expect.any(String) });
-  const token = String(got.body.pay_url).split("/pay/")[1] ?? "";
-  return { sub, order, token };
-}
+const invoiceWithTerms = (tag: string) => invoiceOf(s, seller, tag);
 
 const payLink = (token: string, method: string, path = "", body?: unknown) => publicRequest(s.server, method, `/v1/pay/${token}${path}`, body);
 

@@ -8,6 +8,8 @@
 // balance is funded and reconciled with their waiting intents of that currency — the one whose reference the
 // transfer names, else the oldest. The whole amount succeeds the intent (payment_intent.succeeded, through the signed
 // webhook); less funds it partly (payment_intent.partially_funded, amount_remaining lowered), and it keeps waiting.
+// A canceled intent is never funded (what it had received goes back to the cash balance, as a refund of a transfer's
+// payment does); GET /v1/customers/{id}/cash_balance reads what is left there.
 import { createHash } from "node:crypto";
 import { StripeFailure, type Authed, type Params, type PeerRoute } from "./stripe-peer.js";
 import { missing, str } from "./stripe-peer-instruments.js";
@@ -89,6 +91,10 @@ export interface BankTransfers {
   await(intent: Intent): void;
   /** The customer's transfer arriving (a test's control; the test helper route does the same). */
   fund(auth: Authed, customer: string, amount: number, currency: string, reference?: string): Record<string, unknown>;
+  /** A transfer's intent canceled: what it received goes back to the customer's cash balance. */
+  canceled(intent: Intent): void;
+  /** The customer's cash balance in `currency` (what arrived and was not applied; a test reads it). */
+  balanceOf(customer: string, currency: string): number;
 }
 
 type Emit = (auth: Authed, intent: Intent, what: string) => void;
@@ -162,9 +168,7 @@ export function registerBankTransfers({ peer, o, customerParam }: Ctx, emitInten
   const fund = (auth: Authed, customer: string, amount: number, currency: string, reference?: string) => {
     customerParam(auth, customer);
     if (!Number.isInteger(amount) || amount <= 0) throw invalid("amount", "Amount must be a positive integer.");
-    const balance = balances.get(customer) ?? new Map<string, number>();
-    balance.set(currency, (balance.get(currency) ?? 0) + amount);
-    balances.set(customer, balance);
+    credit(customer, currency, amount);
     reconcile(auth, customer, currency, reference);
     return {
       id: newId("ccsbtxn"), object: "customer_cash_balance_transaction", type: "funded", customer, currency, net_amount: amount,
@@ -172,6 +176,27 @@ export function registerBankTransfers({ peer, o, customerParam }: Ctx, emitInten
       funded: { bank_transfer: { type: TYPE_OF_CURRENCY[currency] ?? "us_bank_transfer", reference: reference ?? null } },
     };
   };
+
+  const credit = (customer: string, currency: string, amount: number) => {
+    const balance = balances.get(customer) ?? new Map<string, number>();
+    balance.set(currency, (balance.get(currency) ?? 0) + amount);
+    balances.set(customer, balance);
+  };
+
+  // Stripe's reconciliation docs: canceling a partly funded intent returns what it received to the cash balance (a
+  // canceled intent is never funded again: reconcile takes only those awaiting the money)
+  const canceled = (intent: Intent) => {
+    if (!transfers.has(intent.id) || !intent.customer) return;
+    intent.next_action = null;
+    const received = Number(intent.amount_received ?? 0);
+    if (received > 0) credit(intent.customer, String(intent.currency), received);
+  };
+
+  // a refund of a customer_balance payment goes to the customer's cash balance (its transaction refunded_from_payment)
+  o.hooks.refunded.push((_auth, refund) => {
+    const intent = o.intents.get(String(refund.payment_intent));
+    if (intent?.customer && transfers.has(intent.id)) credit(intent.customer, String(refund.currency), Number(refund.amount));
+  });
 
   // Stripe's own test helper: the customer's bank transfer arrives
   route("POST", "/v1/test_helpers/customers/:id/fund_cash_balance", "customer_write", (auth, req) => {
@@ -181,5 +206,14 @@ export function registerBankTransfers({ peer, o, customerParam }: Ctx, emitInten
     if (!currency) throw missing("currency");
     return fund(auth, (req.params as { id: string }).id, Number(p.amount), currency, str(p.reference));
   });
-  return { prepare, await: awaitMoney, fund };
+  // the customer's cash balance (GET /v1/customers/{customer}/cash_balance): what arrived and no intent took
+  route("GET", "/v1/customers/:id/cash_balance", "customer_read", (auth, req) => {
+    const customer = (req.params as { id: string }).id;
+    customerParam(auth, customer);
+    return {
+      object: "cash_balance", customer, livemode: auth.livemode, available: Object.fromEntries(balances.get(customer) ?? new Map<string, number>()),
+      settings: { reconciliation_mode: "automatic", using_merchant_default: true },
+    };
+  });
+  return { prepare, await: awaitMoney, fund, canceled, balanceOf: (customer, currency) => balances.get(customer)?.get(currency) ?? 0 };
 }

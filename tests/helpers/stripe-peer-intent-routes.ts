@@ -29,7 +29,13 @@ export function chargeableAmount(amount: number, currency: string): void {
   }
 }
 
-export function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMethodParam }: Ctx, { visible, confirm, createIntent, emitIntent }: Machine, route: PeerRoute): void {
+/** Stripe's refusal of an intent in a state the request cannot move it from (a succeeded or canceled one). */
+const unexpectedState = (what: string, verb: string, status: string) => new StripeFailure(400, {
+  type: "invalid_request_error", code: `${what}_unexpected_state`,
+  message: `You cannot ${verb} this ${what === "payment_intent" ? "PaymentIntent" : "SetupIntent"} because it has a status of ${status}.`,
+});
+
+export function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMethodParam }: Ctx, { visible, confirm, createIntent, emitIntent, transfers }: Machine, route: PeerRoute): void {
   for (const [object, path] of [["payment_intent", "/v1/payment_intents"], ["setup_intent", "/v1/setup_intents"]] as const) {
     const what = object === "payment_intent" ? "payment_intent" : "setup_intent";
     route("POST", path, `${what}_write`, (auth, req) => createIntent(auth, req, object));
@@ -58,6 +64,7 @@ export function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMetho
           type: "invalid_request_error", code: `${what}_unexpected_state`,
           message: `You cannot confirm this ${object === "payment_intent" ? "PaymentIntent" : "SetupIntent"} because it has already succeeded.`,
         });
+        if (intent.status === "canceled") throw unexpectedState(what, "confirm", "canceled");
         const tokenId = str(p.confirmation_token);
         if (tokenId) intent.payment_method = methodOfToken(auth, tokenId, intent).id;
         else if (str(p.payment_method)) intent.payment_method = paymentMethodParam(auth, String(p.payment_method)).id;
@@ -69,11 +76,11 @@ export function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMetho
     route("POST", `${path}/:id/cancel`, `${what}_write`, (auth, req) => {
       const p = params(req);
       const intent = own(o.intents, auth, idOf(req), what);
-      if (intent.status === "succeeded") throw new StripeFailure(400, {
-        type: "invalid_request_error", code: `${what}_unexpected_state`,
-        message: "You cannot cancel this intent because it has a status of succeeded.",
-      });
+      // Stripe cancels an intent awaiting the customer or their money; a succeeded or canceled one stays as it is
+      if (intent.status === "succeeded" || intent.status === "canceled") throw unexpectedState(what, "cancel", intent.status);
       intent.status = "canceled";
+      Object.assign(intent, { canceled_at: Math.floor(Date.now() / 1000), cancellation_reason: str(p.cancellation_reason) ?? null });
+      transfers.canceled(intent);
       emitIntent(auth, intent, "canceled");
       return visible(intent, p);
     });

@@ -13,12 +13,15 @@ import { orgNow } from "../clock.js";
 import { giveUp, later, requestPastDueEmail, settingsOf, settle, subscriptionWireOf, type DunningDeps, type Locked } from "./collect.js";
 import * as repo from "./repository.js";
 import { startDunning } from "./service.js";
+import { giveBackLateTransfer } from "./transfer-cancel.js";
 
 /**
- * What the payment's late outcome did: the order paid, the payment failed, nothing (`null`: already handled, or still
- * on its way).
+ * What the payment's late outcome did: the order paid, the payment failed, a bank transfer for an order already paid
+ * refunded (`given_back`), nothing (`null`: already handled, or still on its way).
  */
-export type LateOutcome = "paid" | "failed" | "not_recorded" | null;
+export type LateOutcome = "paid" | "failed" | "given_back" | "not_recorded" | null;
+
+const PAID_STATUSES: ReadonlySet<string> = new Set(["paid", "refunded", "partially_refunded"]);
 
 /**
  * The processor finished a subscription order's payment after till's charge answered (Stripe's
@@ -47,6 +50,8 @@ export async function settleLatePayment(
     const order = await lockOrderRow(tx, organizationId, ref.orderId);
     if (!sub || !order) return "not_recorded";
     const now = await orgNow(tx, organizationId);
+    // a bank transfer's money that arrived after the order was paid another way is given back, not counted twice
+    if (result.ok && PAID_STATUSES.has(order.status) && (await giveBackLateTransfer(tx, deps.processor, organizationId, order.id, ref.processorPaymentId, now))) return "given_back";
     // the payment's own answer, once (payments' settlePendingCharge); then what it means for the subscription
     const charge = await payments.settlePendingCharge(tx, organizationId, order.id, ref.processorPaymentId, result, now);
     if (charge === "not_recorded") return "not_recorded";

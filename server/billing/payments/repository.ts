@@ -4,7 +4,7 @@ import { and, asc, count, desc, eq, inArray, isNull, ne, sql, type SQL } from "d
 import type { Queryable } from "../../db/client.js";
 import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
-import { checkout, customer, payment, paymentMethod, subscription } from "../../db/schema/index.js";
+import { checkout, customer, order, payment, paymentMethod, subscription } from "../../db/schema/index.js";
 import { orderBy, type SortKey } from "../listing.js";
 
 export type PaymentMethodRow = typeof paymentMethod.$inferSelect;
@@ -292,6 +292,32 @@ export async function pendingPaymentOfOrder(db: Queryable, organizationId: strin
     .orderBy(desc(payment.createdAt), desc(payment.id))
     .limit(1);
   return row;
+}
+
+const awaitingTransfer = and(eq(payment.status, "pending"), eq(payment.method, "customer_balance"));
+
+/** Which of one organization's orders have a bank transfer awaiting the money (payment_pending_transfer_idx). */
+export async function ordersAwaitingTransfer(db: Queryable, organizationId: string, orderIds: string[]): Promise<string[]> {
+  if (orderIds.length === 0) return [];
+  const rows = await db
+    .selectDistinct({ orderId: payment.orderId })
+    .from(payment)
+    .where(and(eq(payment.organizationId, organizationId), inArray(payment.orderId, orderIds), awaitingTransfer));
+  return rows.flatMap((r) => (r.orderId ? [r.orderId] : []));
+}
+
+/**
+ * Orders no longer owed (paid another way, or void) whose bank transfer still awaits the money, up to `limit`; of one
+ * organization when given. Nothing is locked: each is handled under its order's lock.
+ */
+export async function settledOrdersAwaitingTransfer(db: Queryable, organizationId: string | undefined, limit: number): Promise<Array<{ organizationId: string; orderId: string }>> {
+  const rows = await db
+    .selectDistinct({ organizationId: payment.organizationId, orderId: payment.orderId })
+    .from(payment)
+    .innerJoin(order, and(eq(order.id, payment.orderId), eq(order.organizationId, payment.organizationId)))
+    .where(and(awaitingTransfer, ne(order.status, "pending"), organizationId ? eq(payment.organizationId, organizationId) : undefined))
+    .limit(limit);
+  return rows.flatMap((r) => (r.orderId ? [{ organizationId: r.organizationId, orderId: r.orderId }] : []));
 }
 
 /**

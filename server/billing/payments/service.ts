@@ -260,3 +260,7 @@ export const insertPayments: typeof repo.insertPayments = (...args) => repo.inse
 export const lastPaymentOfOrder: typeof repo.lastPaymentOfOrder = (...args) => repo.lastPaymentOfOrder(...args);
 /** The order's bank transfer awaiting the customer's money (Stripe's customer_balance method), if any. */
 export const pendingTransferOfOrder = (db: Queryable, organizationId: string, orderId: string) => repo.pendingPaymentOfOrder(db, organizationId, orderId, "customer_balance");
+/** Which of one organization's orders have a bank transfer awaiting the money. */
+export const ordersAwaitingTransfer = (db: Queryable, organizationId: string, orderIds: string[]) => repo.ordersAwaitingTransfer(db, organizationId, orderIds);
+/** Orders no longer owed whose bank transfer still awaits the money (their intents to cancel), up to `limit`. */
+export const settledOrdersAwaitingTransfer = (db: Queryable, organizationId: string | undefined, limit: number) => repo.settledOrdersAwaitingTransfer(db, organizationId, limit);

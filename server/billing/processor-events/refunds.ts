@@ -11,8 +11,9 @@ import { ProcessorEventNotReady, type ProcessorEventContext, type ProcessorEvent
 
 async function record(ctx: ProcessorEventContext, refund: ProcessorRefund): Promise<boolean> {
   const payment = await findPaymentByProcessorIds(ctx.db, ctx.organizationId, refund.paymentIds);
-  // a charge till did not make (another program on the same account), or a payment without an order
-  if (!payment?.orderId) return false;
+  // a charge till did not make (another program on the same account), or a payment without an order; or one that did
+  // not pay its order (a bank transfer that arrived after the order was paid, given back: dunning/transfer-cancel.ts)
+  if (!payment?.orderId || payment.status !== "succeeded") return false;
   const recorded = await recordProcessorRefund(ctx.db, ctx.organizationId, {
     orderId: payment.orderId,
     processorRefundId: refund.id,

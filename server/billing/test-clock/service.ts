@@ -12,6 +12,7 @@ import { runRenewals } from "../renewal/run.js";
 import { runTrialReminders } from "../renewal/trial-reminders.js";
 import { runDunning } from "../dunning/service.js";
 import { runInvoiceReminders } from "../dunning/invoices.js";
+import { runTransferCancels } from "../dunning/transfer-cancel.js";
 import { runCheckoutExpiries } from "../checkouts/expiry.js";
 import { monthlyCreditDue } from "../subscriptions/monthly-credits.js";
 import { runMonthlyCreditsAndOverage } from "../renewal/monthly-usage.js";
@@ -196,6 +197,8 @@ export async function advanceTestClock(
       throw advanceIncomplete(what);
     }
   }
+  // bank transfers of orders paid another way that the outbox could not cancel: asked again, as the schedule does
+  await runTransferCancels({ ...deps, db, organizationId });
   const wall = new Date();
   return { ...wireOf(organizationId, await findClock(db, organizationId), wall), from: new Date(from).toISOString(), renewals, retries, expired_checkouts: expired };
 }

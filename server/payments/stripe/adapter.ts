@@ -10,6 +10,7 @@ import type Stripe from "stripe";
 import {
   type BankTransferAnswer,
   type BankTransferRequest,
+  type CancelTransferRequest,
   type ChargeRequest,
   type Microdeposits,
   type NextAction,
@@ -19,12 +20,13 @@ import {
   type PaymentResult,
   type RefundRequest,
   type RefundResult,
+  PAYMENT_CANCELED_CODE,
   unprocessed,
 } from "../processor.js";
 import { Stripe as StripeSdk, withoutCallSite } from "./client.js";
 import { stripeMethodTypes } from "../../../shared/stripe.js";
 import { minimumChargeAmount } from "../minimum-charge.js";
-import { instructionsOf, offersBankTransfer, transferIntent } from "./bank-transfers.js";
+import { cancelTransfer, instructionsOf, offersBankTransfer, transferIntent } from "./bank-transfers.js";
 
 /** What the checkout page needs to mount the Payment Element (Polar's metadata carries the publishable key too). */
 export const STRIPE_METADATA_PROCESSOR = "stripe";
@@ -127,6 +129,9 @@ export function paymentIntentResult(pi: Stripe.PaymentIntent): PaymentResult {
     return { ok: false, code: pi.status, message: pi.status === "processing" ? "The payment is processing." : "The payment needs your confirmation.", next };
   }
   const error = pi.last_payment_error;
+  // canceled (a bank transfer of an order paid another way): its payment says so, whichever of the cancel's answer and
+  // its event comes first
+  if (pi.status === "canceled" && !error) return { ok: false, code: PAYMENT_CANCELED_CODE, message: "The payment was canceled." };
   return { ok: false, code: declineCode(error?.decline_code, error?.code, "payment_failed"), message: error?.message || "The payment failed." };
 }
 
@@ -321,6 +326,15 @@ async function bankTransfer(stripe: Stripe, request: BankTransferRequest): Promi
   }
 }
 
+/** A transfer's intent canceled (bank-transfers.ts): canceled, or as it is when the money arrived first. */
+async function cancelBankTransfer(stripe: Stripe, request: CancelTransferRequest): Promise<PaymentResult> {
+  try {
+    return paymentIntentResult(await cancelTransfer(stripe, request));
+  } catch (err) {
+    return declined(err);
+  }
+}
+
 export function createStripeProcessor(stripe: Stripe, publishableKey: string): PaymentProcessor {
   return {
     id: "stripe",
@@ -333,6 +347,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     refund: (request) => refund(stripe, request),
     offersBankTransfer,
     bankTransfer: (request) => bankTransfer(stripe, request),
+    cancelBankTransfer: (request) => cancelBankTransfer(stripe, request),
 
     async paymentOutcome(intentId: string): Promise<PaymentResult> {
       if (!intentId.startsWith("pi_")) return { ok: false, code: "resource_missing", message: "No such PaymentIntent." };

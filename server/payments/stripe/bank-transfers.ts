@@ -5,8 +5,8 @@
 // payment_intent.succeeded once the whole amount arrived (a partial transfer leaves it waiting, with less to send).
 // Which transfer a currency takes is Stripe's table: the seller's account must have the matching method enabled.
 import type Stripe from "stripe";
-import type { BankTransferInstructions, BankTransferRequest } from "../processor.js";
-import { withoutCallSite } from "./client.js";
+import type { BankTransferInstructions, BankTransferRequest, CancelTransferRequest } from "../processor.js";
+import { Stripe as StripeSdk, withoutCallSite } from "./client.js";
 
 type TransferType = Stripe.PaymentIntentCreateParams.PaymentMethodOptions.CustomerBalance.BankTransfer.Type;
 
@@ -94,4 +94,25 @@ export async function transferIntent(stripe: Stripe, request: BankTransferReques
   }
   const customer = await customerOf(stripe, request);
   return { pi: await startTransfer(stripe, request, type, customer), customer };
+}
+
+/**
+ * Cancels a transfer's intent that awaits the money (its order was paid another way): Stripe then leaves money that
+ * still arrives in the customer's cash balance, unapplied. Stripe refuses to cancel an intent the money already
+ * succeeded (`payment_intent_unexpected_state`): it is read as it is instead. The key makes a retry Stripe's first
+ * answer (a crash or a lost answer cancels once).
+ */
+export async function cancelTransfer(stripe: Stripe, request: CancelTransferRequest): Promise<Stripe.PaymentIntent> {
+  const { intentId, idempotencyKey } = request;
+  try {
+    return await withoutCallSite(() => stripe.paymentIntents.cancel(
+      intentId,
+      // the order was paid once already: this intent would be a second payment of it
+      { cancellation_reason: "duplicate", expand: ["payment_method"] } satisfies Stripe.PaymentIntentCancelParams,
+      { idempotencyKey },
+    ));
+  } catch (err) {
+    if (!(err instanceof StripeSdk.errors.StripeInvalidRequestError) || err.code !== "payment_intent_unexpected_state") throw err;
+    return withoutCallSite(() => stripe.paymentIntents.retrieve(intentId, { expand: ["payment_method"] }));
+  }
 }
