@@ -1,32 +1,33 @@
-// A table of strings: bold headers, columns as wide as their widest cell, two spaces between columns.
+// A table of strings: bold headers, columns as wide as their widest cell, two spaces between columns, fitted to the
+// terminal's width (table-layout.ts).
 import { Box, Text } from "ink";
+import { layoutTable } from "./table-layout.js";
 
 export interface TableProps {
   headers: string[];
   rows: string[][];
+  /** The terminal's width. */
+  columns: number;
 }
 
-/** Code points, not UTF-16 units; wide (CJK) characters may still misalign, which is acceptable here. */
-const width = (s: string) => [...s].length;
-
-export function Table({ headers, rows }: TableProps) {
-  const widths = headers.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ""))));
-  const last = headers.length - 1;
-  const line = (cells: string[], key: string, header: boolean) => (
-    <Box key={key}>
-      {cells.map((cell, i) => (
-        <Box key={i} width={i === last ? undefined : (widths[i] ?? 0) + 2} flexShrink={i === last ? 1 : 0}>
-          <Text bold={header} dimColor={header} wrap="truncate-end">
-            {cell}
-          </Text>
-        </Box>
-      ))}
-    </Box>
-  );
+export function Table({ headers, rows, columns }: TableProps) {
+  const { lines, left } = layoutTable(headers, rows, columns);
+  const [head = [], ...body] = lines;
   return (
     <Box flexDirection="column">
-      {line(headers, "header", true)}
-      {rows.map((r, i) => line(r, String(i), false))}
+      <Text bold dimColor wrap="truncate-end">
+        {head.join("")}
+      </Text>
+      {body.map((cells, i) => (
+        <Text key={i} wrap="truncate-end">
+          {cells.join("")}
+        </Text>
+      ))}
+      {left.length > 0 && (
+        <Text dimColor wrap="wrap">
+          {`Left out to fit ${columns} columns: ${left.join(", ")} (a wider terminal or --json shows ${left.length === 1 ? "it" : "them"}).`}
+        </Text>
+      )}
     </Box>
   );
 }

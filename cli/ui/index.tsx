@@ -9,7 +9,7 @@ import { Entries } from "./Entries.js";
 export { Table, Fields, Entries };
 
 export function renderTable(headers: string[], rows: string[][], columns: number): string {
-  return renderToString(<Table headers={headers} rows={rows} />, { columns });
+  return renderToString(<Table headers={headers} rows={rows} columns={columns} />, { columns });
 }
 
 export function renderEntries(entries: { title: string; text: string }[], columns: number): string {

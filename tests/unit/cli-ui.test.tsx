@@ -17,6 +17,7 @@ describe("Table", () => {
           ["Acme Inc", "acme", "1"],
           ["B", "a-much-longer-slug", "2"],
         ]}
+        columns={100}
       />,
     );
     expect(plain(lastFrame())).toBe(
