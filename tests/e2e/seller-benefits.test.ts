@@ -150,8 +150,12 @@ describe("a product's benefits and the editor's other parts", () => {
     await form.getByLabel("Role id").fill(MODS_ROLE);
     await form.getByLabel("Remove the member when the benefit ends").check();
     await form.getByRole("button", { name: "Create and attach" }).click();
-    // a role above the bot's own is refused, said in the form, and nothing is made
-    await form.getByText(`The bot's highest role must be above role ${MODS_ROLE} to give it.`).waitFor();
+    // a role above the bot's own is refused, said at the role's field (not as the server's path), and nothing is made
+    const role = form.getByLabel("Role id");
+    await expect.poll(() => role.getAttribute("aria-invalid")).toBe("true");
+    const describedBy = (await role.getAttribute("aria-describedby")) ?? "";
+    expect(await page.locator(`[id="${describedBy.split(" ").pop()}"]`).innerText()).toBe(`The bot's highest role must be above role ${MODS_ROLE} to give it.`);
+    expect(await form.getByText("properties.").count()).toBe(0);
     await checkPage(page, "desktop-benefit-discord-refused");
     expect((await sandbox.benefits.list({ typeFilter: "discord" })).result.items).toEqual([]);
     await form.getByLabel("Role id").fill(CLUB_ROLE);

@@ -1,9 +1,12 @@
 // The seller app's words for what the API names in a developer's (web/src/seller/words.ts): every webhook type till
 // sends reads as a seller's phrase, an unknown type as its own words capitalized; card brands as printed on cards;
-// a dispute's status and Stripe's reasons; a meter's usage past its credits as overage, never a negative remainder.
+// a dispute's status and Stripe's reasons; a refund's reason and status, an order's billing reason and a benefit's
+// type by their proper names; a meter's usage past its credits as overage, never a negative remainder; a 422 said
+// at a form's fields, the rest without the server's field paths.
 import { describe, expect, it } from "vitest";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../shared/webhook-events.js";
-import { cardBrand, disputeReason, disputeStatus, eventWords, meterLeft, readable } from "../../web/src/seller/words.js";
+import { formErrors, messageOf } from "../../web/src/seller/api.js";
+import { benefitType, billingReason, cardBrand, disputeReason, disputeStatus, eventWords, meterLeft, readable, refundReason, refundStatus } from "../../web/src/seller/words.js";
 
 describe("the seller app's words", () => {
   it("names events as a seller says them", () => {
@@ -59,5 +62,41 @@ describe("the seller app's words", () => {
     expect(meterLeft(-1)).toBe("1 over the credit");
     expect(meterLeft(-1500)).toBe("1,500 over the credit");
     expect(meterLeft(2.5)).toBe("2.5");
+  });
+
+  it("says a refund's reason and status and an order's billing reason in a seller's words", () => {
+    expect(refundReason("customer_request")).toBe("The customer asked");
+    expect(refundReason("satisfaction_guarantee")).toBe("Satisfaction guarantee");
+    expect(refundReason("something_else")).toBe("Something else");
+    expect(refundReason(null)).toBe("—");
+    expect(refundStatus("succeeded")).toBe("Refunded");
+    expect(refundStatus("pending")).toBe("Pending");
+    expect(billingReason("subscription_cycle")).toBe("Subscription renewal");
+    expect(billingReason("purchase")).toBe("One-time purchase");
+    expect(billingReason("subscription_update")).toBe("Change of a subscription");
+    expect(billingReason(null)).toBe("—");
+  });
+
+  it("names benefit types properly", () => {
+    expect(
+      ["github_repository", "discord", "license_keys", "downloadables", "meter_credit", "feature_flag", "custom"].map(benefitType),
+    ).toEqual(["GitHub repository access", "Discord role", "License keys", "File downloads", "Meter credits", "Feature flag", "Custom"]);
+    expect(benefitType("new_kind")).toBe("New kind");
+  });
+
+  it("says a 422 at the form's fields, and what no field shows without the server's paths", () => {
+    const detail = [
+      { loc: ["body", "properties", "role_id"], msg: "The bot's highest role must be above role 7 to give it.", type: "value_error" },
+      { loc: ["body", "properties", "kick_member"], msg: "Expected a boolean", type: "value_error" },
+    ];
+    expect(messageOf(422, { detail })).toBe("The bot's highest role must be above role 7 to give it.; Expected a boolean");
+    const fields = detail.map((d) => ({ path: d.loc.slice(1).join("."), message: d.msg }));
+    const error = { status: 422, code: undefined, message: messageOf(422, { detail }), fields };
+    expect(formErrors(error, (p) => (p === "properties.role_id" ? "role_id" : undefined))).toEqual({
+      at: { role_id: "The bot's highest role must be above role 7 to give it." },
+      rest: "Expected a boolean",
+    });
+    expect(formErrors(error, (p) => p.split(".").pop())).toMatchObject({ rest: "Some fields need a change: see the messages under them." });
+    expect(formErrors({ status: 404, code: undefined, message: "Not found" }, () => "x")).toEqual({ at: {}, rest: "Not found" });
   });
 });

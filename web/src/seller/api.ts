@@ -22,16 +22,16 @@ export type Query = Record<string, string | number | boolean | readonly string[]
 
 const NETWORK_ERROR: ApiError = { status: 0, code: "NETWORK_ERROR", message: "Could not reach the server. Check your connection and try again." };
 
-/** A 422's `detail` list, or an {error, detail} answer, as one sentence a person can act on. */
+/** A 422's `detail` list (its messages, without the fields' paths), or an {error, detail} answer, as one sentence. */
 export function messageOf(status: number, body: unknown): string {
   const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
   const detail = b.detail;
   if (Array.isArray(detail)) {
     return detail
       .map((d: unknown) => {
-        const item = (d ?? {}) as { loc?: unknown[]; msg?: string };
-        const field = Array.isArray(item.loc) ? item.loc.filter((x) => x !== "body" && x !== "query").join(".") : "";
-        return field ? `${field}: ${item.msg ?? "invalid"}` : (item.msg ?? "invalid");
+        // the server's path ("properties.role_id") is a developer's word: a form shows the message at its field
+        const item = (d ?? {}) as { msg?: string };
+        return item.msg ?? "invalid";
       })
       .join("; ");
   }
@@ -50,6 +50,24 @@ export function fieldErrorsOf(body: unknown): Array<{ path: string; message: str
     if (!Array.isArray(item.loc) || item.loc[0] !== "body") return [];
     return [{ path: item.loc.slice(1).map(String).join("."), message: item.msg ?? "invalid" }];
   });
+}
+
+const SEE_FIELDS = "Some fields need a change: see the messages under them.";
+
+/**
+ * A failed write said on its form: each field's message keyed by the form's own name for the body's path (`nameOf`
+ * answers none when the form has no such field), and the rest as one sentence without the server's paths.
+ */
+export function formErrors(error: ApiError, nameOf: (path: string) => string | undefined): { at: Record<string, string>; rest: string } {
+  const at: Record<string, string> = {};
+  const rest: string[] = [];
+  for (const f of error.fields ?? []) {
+    const name = nameOf(f.path);
+    if (name && !(name in at)) at[name] = f.message;
+    else rest.push(f.message);
+  }
+  if (!error.fields?.length) rest.push(error.message);
+  return { at, rest: rest.length ? rest.join("; ") : SEE_FIELDS };
 }
 
 export function queryString(query: Query): string {

@@ -1,6 +1,7 @@
 // What the seller app says in a seller's words where the API speaks a developer's: an event's webhook type
 // (`order.paid` → "Order paid"), a card's brand (`amex` → "American Express"), a dispute's status and reason
-// (Stripe's `product_not_received`), and a meter's remainder once usage went past its credits. One mapping each;
+// (Stripe's `product_not_received`), a refund's reason and status, an order's billing reason, a benefit's type, and
+// a meter's remainder once usage went past its credits. One mapping each;
 // what a mapping does not know still reads (its words, capitalized), so a new type never shows as a blank.
 
 /** snake_case or dotted words as a sentence: "customer_seat.assigned" → "Customer seat assigned". */
@@ -115,6 +116,59 @@ const DISPUTE_REASONS: Readonly<Record<string, string>> = {
 /** Why the customer's bank disputes the payment. */
 export function disputeReason(reason: string | null): string {
   return reason ? (DISPUTE_REASONS[reason] ?? readable(reason)) : "—";
+}
+
+const REFUND_REASONS: Readonly<Record<string, string>> = {
+  customer_request: "The customer asked",
+  duplicate: "Charged twice",
+  fraudulent: "Fraudulent payment",
+  service_disruption: "Service disruption",
+  satisfaction_guarantee: "Satisfaction guarantee",
+  other: "Other",
+};
+
+/** Why the seller refunded. */
+export function refundReason(reason: string | null): string {
+  return reason ? (REFUND_REASONS[reason] ?? readable(reason)) : "—";
+}
+
+const REFUND_STATUSES: Readonly<Record<string, string>> = {
+  pending: "Pending",
+  succeeded: "Refunded",
+  failed: "Failed",
+  canceled: "Canceled",
+};
+
+/** Where a refund's money is. */
+export function refundStatus(status: string): string {
+  return REFUND_STATUSES[status] ?? readable(status);
+}
+
+const BILLING_REASONS: Readonly<Record<string, string>> = {
+  purchase: "One-time purchase",
+  subscription_create: "First payment of a subscription",
+  subscription_cycle: "Subscription renewal",
+  subscription_update: "Change of a subscription",
+};
+
+/** What an order bills for. */
+export function billingReason(reason: string | null): string {
+  return reason ? (BILLING_REASONS[reason] ?? readable(reason)) : "—";
+}
+
+const BENEFIT_TYPES: Readonly<Record<string, string>> = {
+  custom: "Custom",
+  license_keys: "License keys",
+  downloadables: "File downloads",
+  github_repository: "GitHub repository access",
+  discord: "Discord role",
+  meter_credit: "Meter credits",
+  feature_flag: "Feature flag",
+};
+
+/** A benefit's type by its proper name. */
+export function benefitType(type: string): string {
+  return BENEFIT_TYPES[type] ?? readable(type);
 }
 
 /** What is left of a meter's credits; usage past them is said as overage, never as a negative remainder. */

@@ -5,6 +5,7 @@ import { useState, type ReactNode } from "react";
 import { useForm, type FieldError, type UseFormRegister } from "react-hook-form";
 import { CheckboxField, Field, SelectField, Status, TextAreaField } from "../../ui.js";
 import type { Result } from "../../api.js";
+import { formErrors } from "../api.js";
 import { useToast } from "../Toasts.js";
 import { bodyOf, fieldOfError, getPath, valuesOf, type FieldSpec, type FormValues } from "./fields.js";
 
@@ -60,14 +61,9 @@ export function FieldsForm<T>({ title, intro, fields, resource, save, saved, may
       toast(saved);
       return onSaved(r.data);
     }
-    const elsewhere: string[] = [];
-    for (const e of r.error.fields ?? []) {
-      const f = fieldOfError(fields, e.path);
-      if (f) setFieldError(f.path, { type: "server", message: e.message }, { shouldFocus: true });
-      else elsewhere.push(e.path ? `${e.path}: ${e.message}` : e.message);
-    }
-    if (!r.error.fields?.length) elsewhere.push(r.error.message);
-    setError(elsewhere.length ? elsewhere.join("; ") : "Some fields need a change: see the messages under them.");
+    const said = formErrors(r.error, (path) => fieldOfError(fields, path)?.path);
+    for (const [path, message] of Object.entries(said.at)) setFieldError(path, { type: "server", message }, { shouldFocus: true });
+    setError(said.rest);
   });
   const headingId = idOf(title, "h");
   return (

@@ -4,11 +4,12 @@
 import { useState, type FormEvent } from "react";
 import "../catalog.css";
 import { CheckboxField, Field, SelectField, Status, TextAreaField } from "../../ui.js";
-import { v1, type ListPage } from "../api.js";
+import { formErrors, v1, type ListPage } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { uploadFile } from "../kit/upload.js";
 import type { Benefit } from "../wire.js";
+import { benefitType } from "../words.js";
 import type { Meter } from "./meter-parts.js";
 
 export type BenefitFull = Benefit & { properties?: Record<string, unknown> };
@@ -22,6 +23,23 @@ export const BENEFIT_TYPES = [
   { value: "meter_credit", label: "Meter credits" },
   { value: "feature_flag", label: "Feature flag" },
 ];
+
+// the body's paths a 422 names, and the form's fields that show its message
+const FIELD_NAMES: Readonly<Record<string, string>> = {
+  "description": "description",
+  "properties.note": "note",
+  "properties.prefix": "prefix",
+  "properties.expires": "ttl",
+  "properties.activations": "activations",
+  "properties.repository_owner": "owner",
+  "properties.repository_name": "repo",
+  "properties.permission": "permission",
+  "properties.guild_token": "guild_token",
+  "properties.role_id": "role_id",
+  "properties.meter_id": "meter_id",
+  "properties.units": "units",
+};
+const fieldNamed = (path: string) => Object.entries(FIELD_NAMES).find(([p]) => path === p || path.startsWith(`${p}.`))?.[1];
 
 const text = (f: FormData, name: string) => String(f.get(name) ?? "").trim();
 const int = (f: FormData, name: string) => (text(f, name) ? Number(text(f, name)) : null);
@@ -84,7 +102,7 @@ function DiscordBot() {
   );
 }
 
-function TypeFields({ type, props }: { type: string; props: Record<string, unknown> }) {
+function TypeFields({ type, props, errors }: { type: string; props: Record<string, unknown>; errors: Record<string, string> }) {
   const { scope } = useSeller();
   const meters = useLoad(
     () =>
@@ -102,7 +120,7 @@ function TypeFields({ type, props }: { type: string; props: Record<string, unkno
     return (
       <TextAreaField
         label="Note"
-        name="note"
+        name="note" error={errors.note}
         optional
         rows={3}
         defaultValue={s("note")}
@@ -112,9 +130,9 @@ function TypeFields({ type, props }: { type: string; props: Record<string, unkno
   if (type === "license_keys")
     return (
       <>
-        <Field label="Key prefix" name="prefix" optional maxLength={32} defaultValue={s("prefix")} placeholder="PRO" />
+        <Field label="Key prefix" name="prefix" error={errors.prefix} optional maxLength={32} defaultValue={s("prefix")} placeholder="PRO" />
         <div className="row-fields">
-          <Field label="Expires after" name="ttl" type="number" min={1} optional defaultValue={nested("expires", "ttl")} />
+          <Field label="Expires after" name="ttl" error={errors.ttl} type="number" min={1} optional defaultValue={nested("expires", "ttl")} />
           <SelectField
             label="Expiry unit"
             name="timeframe"
@@ -126,18 +144,18 @@ function TypeFields({ type, props }: { type: string; props: Record<string, unkno
             ]}
           />
         </div>
-        <Field label="Activations per key" name="activations" type="number" min={1} max={50} optional defaultValue={nested("activations", "limit")} />
+        <Field label="Activations per key" name="activations" error={errors.activations} type="number" min={1} max={50} optional defaultValue={nested("activations", "limit")} />
         <CheckboxField label="Buyers may deactivate their own devices" name="customer_admin" />
       </>
     );
   if (type === "github_repository")
     return (
       <div className="row-fields">
-        <Field label="Repository owner" name="owner" required defaultValue={s("repository_owner")} placeholder="acme" />
-        <Field label="Repository name" name="repo" required defaultValue={s("repository_name")} placeholder="sdk" />
+        <Field label="Repository owner" name="owner" error={errors.owner} required defaultValue={s("repository_owner")} placeholder="acme" />
+        <Field label="Repository name" name="repo" error={errors.repo} required defaultValue={s("repository_name")} placeholder="sdk" />
         <SelectField
           label="Permission"
-          name="permission"
+          name="permission" error={errors.permission}
           defaultValue={s("permission") || "pull"}
           placeholder="Read (pull)"
           options={[
@@ -153,8 +171,8 @@ function TypeFields({ type, props }: { type: string; props: Record<string, unkno
     return (
       <>
         <DiscordBot />
-        <Field label="Server (guild) id" name="guild_token" required defaultValue={s("guild_token")} hint="Your Discord server's id, where your bot is." />
-        <Field label="Role id" name="role_id" required defaultValue={s("role_id")} hint="The role buyers are given: your bot's own role must be above it." />
+        <Field label="Server (guild) id" name="guild_token" error={errors.guild_token} required defaultValue={s("guild_token")} hint="Your Discord server's id, where your bot is." />
+        <Field label="Role id" name="role_id" error={errors.role_id} required defaultValue={s("role_id")} hint="The role buyers are given: your bot's own role must be above it." />
         <CheckboxField label="Remove the member when the benefit ends" name="kick_member" defaultChecked={props.kick_member === true} />
       </>
     );
@@ -163,13 +181,13 @@ function TypeFields({ type, props }: { type: string; props: Record<string, unkno
       <>
         <SelectField
           label="Meter"
-          name="meter_id"
+          name="meter_id" error={errors.meter_id}
           required
           defaultValue={s("meter_id")}
           placeholder="Choose a meter"
           options={(meters.data?.items ?? []).map((m) => ({ value: m.id, label: m.name }))}
         />
-        <Field label="Units credited each period" name="units" type="number" min={1} required defaultValue={s("units")} />
+        <Field label="Units credited each period" name="units" error={errors.units} type="number" min={1} required defaultValue={s("units")} />
         <CheckboxField label="Unused units roll over" name="rollover" defaultChecked={props.rollover === true} />
       </>
     );
@@ -189,12 +207,14 @@ export function BenefitForm({ benefit, onDone, onCancel }: { benefit: BenefitFul
   const { scope } = useSeller();
   const [type, setType] = useState(benefit?.type ?? "custom");
   const [error, setError] = useState<string | undefined>(undefined);
+  const [at, setAt] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     e.stopPropagation();
     const f = new FormData(e.currentTarget);
     setBusy(true);
+    setAt({});
     const properties = await propertiesOf(type, f, scope, benefit?.properties ?? {});
     if (typeof properties === "string") {
       setBusy(false);
@@ -205,14 +225,18 @@ export function BenefitForm({ benefit, onDone, onCancel }: { benefit: BenefitFul
       ? await v1<BenefitFull>(scope, "PATCH", `/benefits/${benefit.id}`, { body })
       : await v1<BenefitFull>(scope, "POST", "/benefits/", { body });
     setBusy(false);
-    if (!r.ok) return setError(r.error.message);
+    if (!r.ok) {
+      const said = formErrors(r.error, fieldNamed);
+      setAt(said.at);
+      return setError(said.rest);
+    }
     onDone(r.data);
   }
   return (
     <form onSubmit={(e) => void onSubmit(e)} aria-label={benefit ? `Edit ${benefit.description}` : "New benefit"} className="benefit-card">
       {benefit ? (
         <p>
-          Type: <strong>{BENEFIT_TYPES.find((t) => t.value === benefit.type)?.label ?? benefit.type}</strong>
+          Type: <strong>{benefitType(benefit.type)}</strong>
         </p>
       ) : (
         <SelectField
@@ -232,8 +256,9 @@ export function BenefitForm({ benefit, onDone, onCancel }: { benefit: BenefitFul
         maxLength={42}
         defaultValue={benefit?.description ?? ""}
         hint="What the buyer sees, 3 to 42 characters."
+        error={at.description}
       />
-      <TypeFields key={type} type={type} props={benefit?.properties ?? {}} />
+      <TypeFields key={type} type={type} props={benefit?.properties ?? {}} errors={at} />
       <div className="form-actions">
         <button type="submit" className="primary" disabled={busy}>
           {benefit ? "Save the benefit" : "Create and attach"}

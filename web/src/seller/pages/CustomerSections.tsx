@@ -12,7 +12,7 @@ import { RowActions } from "../kit/RowActions.js";
 import { day, Loading, money, Pager } from "../parts.js";
 import { href, pageParam } from "../url.js";
 import type { BenefitGrant, CustomerState, Order, Subscription } from "../wire.js";
-import { meterLeft } from "../words.js";
+import { benefitType, meterLeft } from "../words.js";
 
 const RECENT = 10;
 const words = (s: string) => s.replace(/_/g, " ");
@@ -161,7 +161,7 @@ const SUB_COLUMNS: Array<DataColumn<Subscription>> = [
 
 const GRANT_COLUMNS: Array<DataColumn<BenefitGrant>> = [
   { id: "benefit", label: "Benefit", cell: (g) => g.benefit.description },
-  { id: "type", label: "Type", cell: (g) => words(g.benefit.type) },
+  { id: "type", label: "Type", cell: (g) => benefitType(g.benefit.type) },
   { id: "state", label: "State", cell: (g) => (g.is_revoked ? `revoked ${day(g.revoked_at)}` : g.is_granted ? `granted ${day(g.granted_at)}` : "pending") },
 ];
 

@@ -13,7 +13,7 @@ import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href } from "../url.js";
 import type { Order } from "../wire.js";
-import { disputeReason, disputeStatus } from "../words.js";
+import { billingReason, disputeReason, disputeStatus } from "../words.js";
 import { AcceptDispute, DISPUTE_COLUMNS, REFUND_COLUMNS, type Dispute, type Refund } from "./OrderLists.js";
 import { Invoice, Payments, RefundForm, type InvoiceAnswer } from "./OrderParts.js";
 import "../sales.css";
@@ -158,7 +158,7 @@ export function OrderDetail({ id }: { id: string }) {
               ["Status", words(o.status)],
               ["Customer", <a key="c" href={href(`/customers/${o.customer.id}`)}>{o.customer.email ?? o.customer.id}</a>],
               ["Product", o.product ? <a key="p" href={href(`/products/${o.product.id}`)}>{o.product.name}</a> : "—"],
-              ["Billing reason", words(o.billing_reason)],
+              ["Billing reason", billingReason(o.billing_reason)],
               ["Total", money(o.total_amount, o.currency)],
               ["Subscription", o.subscription_id ? <a key="s" href={href(`/subscriptions/${o.subscription_id}`)}>Open the subscription</a> : "—"],
             ]}

@@ -13,10 +13,9 @@ import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { day, Loading, money, Pager } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href, pageParam, params } from "../url.js";
-import { disputeReason, disputeStatus } from "../words.js";
+import { disputeReason, disputeStatus, refundReason, refundStatus } from "../words.js";
 
 const LIMIT = 20;
-const words = (s: string | null) => (s ? s.replace(/_/g, " ") : "—");
 
 export interface Refund {
   id: string;
@@ -45,8 +44,8 @@ export interface Dispute {
 export const REFUND_COLUMNS: Array<DataColumn<Refund>> = [
   { id: "date", sortKey: "created_at", label: "Date", cell: (r) => day(r.created_at) },
   { id: "order", label: "Order", cell: (r) => <a href={href(`/orders/${r.order_id}`)}>Open the order</a> },
-  { id: "reason", label: "Reason", cell: (r) => words(r.reason) },
-  { id: "status", label: "Status", cell: (r) => words(r.status) },
+  { id: "reason", label: "Reason", cell: (r) => refundReason(r.reason) },
+  { id: "status", label: "Status", cell: (r) => refundStatus(r.status) },
   { id: "amount", sortKey: "amount", label: "Amount", cell: (r) => money(r.amount, r.currency), numeric: true },
 ];
 

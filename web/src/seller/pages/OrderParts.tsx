@@ -12,7 +12,7 @@ import { day, Loading, money } from "../parts.js";
 import { toMinor } from "../price-drafts.js";
 import { useToast } from "../Toasts.js";
 import type { Order } from "../wire.js";
-import { cardBrand } from "../words.js";
+import { cardBrand, refundReason } from "../words.js";
 
 type Said = { tone: Tone; text: string } | undefined;
 const words = (s: string | null | undefined) => (s ? s.replace(/_/g, " ") : "—");
@@ -140,7 +140,7 @@ export function RefundForm({ order, onDone }: { order: Order; onDone: () => void
   return (
     <form onSubmit={onSubmit} aria-label="Refund" className="stack">
       <Field label="Amount to refund" name="amount" inputMode="decimal" optional hint={`Up to ${money(left, order.currency)} before tax; empty refunds all of it.`} />
-      <SelectField label="Reason" name="reason" placeholder="Customer request" options={REASONS.slice(1).map((r) => ({ value: r, label: words(r) }))} />
+      <SelectField label="Reason" name="reason" placeholder={refundReason(REASONS[0]!)} options={REASONS.slice(1).map((r) => ({ value: r, label: refundReason(r) }))} />
       <div className="field checkbox">
         <input id="revoke" name="revoke" type="checkbox" />
         <label htmlFor="revoke">Also revoke the benefits it granted</label>

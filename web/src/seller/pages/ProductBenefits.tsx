@@ -11,6 +11,7 @@ import { useLoad } from "../hooks.js";
 import { Empty } from "../kit/Empty.js";
 import { useToast } from "../Toasts.js";
 import type { Benefit, Product } from "../wire.js";
+import { benefitType } from "../words.js";
 import type { BenefitFull } from "./BenefitForm.js";
 
 // the benefit form (its types' fields, the uploader) loads when a benefit is made or changed
@@ -23,7 +24,7 @@ function BenefitBox({ b, checked, onChange, onEdit }: { b: Benefit; checked: boo
     <div className="field checkbox">
       <input id={`benefit-${b.id}`} type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} />
       <label htmlFor={`benefit-${b.id}`}>
-        {b.description} <span className="hint">({b.type.replace(/_/g, " ")})</span>
+        {b.description} <span className="hint">({benefitType(b.type)})</span>
       </label>{" "}
       <button type="button" className="link" onClick={onEdit} aria-label={`Edit ${b.description}`}>
         Edit
@@ -131,7 +132,7 @@ export function ProductBenefits({ product, mayWrite, onSaved }: { product: Produ
         <ul>
           {product.benefits.map((b) => (
             <li key={b.id}>
-              {b.description} ({b.type})
+              {b.description} ({benefitType(b.type)})
             </li>
           ))}
         </ul>
