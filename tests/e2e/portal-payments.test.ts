@@ -54,7 +54,7 @@ async function pastDueInPortal(tag: string) {
   };
   await form.waitFor().catch(withBody);
   const methods = page.getByRole("region", { name: "Payment methods", exact: true });
-  await methods.getByText("visa ending in 0341").waitFor();
+  await methods.getByText("Visa ending in 0341").waitFor();
   // the expiry's placeholder is its format, not a date that reads as filled in
   expect(await form.getByLabel("Expiry (MM/YY)").getAttribute("placeholder")).toBe("MM/YY");
   const payWithNewCard = async (card = "4242 4242 4242 4242") => {
@@ -67,7 +67,7 @@ async function pastDueInPortal(tag: string) {
   const paid = async () => {
     await form.waitFor({ state: "detached", timeout: 30_000 }).catch(withBody);
     await expect.poll(() => orders.getByText("Paid", { exact: true }).count()).toBe(2);
-    await methods.getByText(/visa ending in 4242.*\(default\)/).waitFor();
+    await methods.getByText(/Visa ending in 4242.*\(default\)/).waitFor();
     expect((await seller.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
     const order = (await seller.sdk.orders.list({ subscriptionId: sub.id, sorting: ["-created_at"] })).result.items[0];
     expect(order?.status).toBe("paid");
@@ -89,7 +89,7 @@ describe("a past-due order in the portal", () => {
     // 4000 0000 0000 9995 attaches, its charges fail
     await portal.payWithNewCard("4000 0000 0000 9995");
     await portal.page.getByText("Your card has insufficient funds.").waitFor();
-    await portal.methods.getByText(/visa ending in 9995.*\(default\)/).waitFor();
+    await portal.methods.getByText(/Visa ending in 9995.*\(default\)/).waitFor();
     expect(problems).toEqual([]);
     await portal.context.close();
   }, 60_000);

@@ -168,11 +168,11 @@ describe("the portal and the money after the sale on Stripe", () => {
 
     const form = region(page, "Orders").getByRole("form", { name: `Pay ${order.invoiceNumber}` });
     await bodyOnFailure(page, form.locator('input[autocomplete="cc-number"]').waitFor());
-    await region(page, "Payment methods").getByText("visa ending in 0341").waitFor();
+    await region(page, "Payment methods").getByText("Visa ending in 0341").waitFor();
     await typeCard(form, STRIPE_CARDS.visa);
     await form.getByRole("button", { name: /^Pay \$/ }).click();
     await bodyOnFailure(page, form.waitFor({ state: "detached" }));
-    await region(page, "Payment methods").getByText(/visa ending in 4242.*\(default\)/).waitFor();
+    await region(page, "Payment methods").getByText(/Visa ending in 4242.*\(default\)/).waitFor();
 
     expect((await s.sdk.orders.get({ id: order.id })).status).toBe("paid");
     expect((await s.sdk.subscriptions.get({ id: subscriptionId })).status).toBe("active");
@@ -255,7 +255,7 @@ describe("the portal and the money after the sale on Stripe", () => {
     await bodyOnFailure(page, region(page, "Orders").getByText("Another payment of this order is under way; waiting for it to finish…").waitFor());
     await holder;
     await bodyOnFailure(page, form.waitFor({ state: "detached", timeout: 30_000 }));
-    await region(page, "Payment methods").getByText(/visa ending in 3155.*\(default\)/).waitFor();
+    await region(page, "Payment methods").getByText(/Visa ending in 3155.*\(default\)/).waitFor();
 
     expect((await s.sdk.orders.get({ id: order.id })).status).toBe("paid");
     expect((await s.sdk.subscriptions.get({ id: subscriptionId })).status).toBe("active");

@@ -140,7 +140,7 @@ async function fixInPortal(customerId: string, due: number): Promise<void> {
   const orders = page.getByRole("region", { name: "Orders", exact: true });
   const form = orders.getByRole("form");
   await form.waitFor();
-  await page.getByRole("region", { name: "Payment methods", exact: true }).getByText("visa ending in 0341").waitFor();
+  await page.getByRole("region", { name: "Payment methods", exact: true }).getByText("Visa ending in 0341").waitFor();
   await form.getByLabel("Card number").fill("4242 4242 4242 4242");
   await form.getByLabel("Expiry (MM/YY)").fill(`12/${(new Date().getUTCFullYear() + 3) % 100}`);
   await form.getByLabel("CVC").fill("123");
@@ -148,7 +148,7 @@ async function fixInPortal(customerId: string, due: number): Promise<void> {
   await form.waitFor({ state: "detached" }).catch(async (err: unknown) => {
     throw new Error(`${String(err)}\n${await page.locator("body").innerText()}`);
   });
-  await page.getByRole("region", { name: "Payment methods", exact: true }).getByText(/visa ending in 4242.*\(default\)/).waitFor();
+  await page.getByRole("region", { name: "Payment methods", exact: true }).getByText(/Visa ending in 4242.*\(default\)/).waitFor();
   await page.context().close();
 }
 

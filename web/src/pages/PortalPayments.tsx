@@ -13,6 +13,7 @@ import { Field, Status, type Tone } from "../ui.js";
 import type { OnError } from "./PortalCommon.js";
 import { BankVerify } from "./PortalBankVerify.js";
 import { authenticateIntent, StripeCardForm, usePortalProcessor } from "./PortalStripe.js";
+import { cardBrand } from "../card-brand.js";
 
 /** The card form's values (the server checks them: its 422 names the field). */
 function cardOf(form: HTMLFormElement): CardInput {
@@ -43,7 +44,7 @@ const describe = (m: PaymentMethod) => {
   const card = m.method_metadata;
   if (card && BANK_BRANDS.has(card.brand)) return t("payments.bank", { last4: card.last4 });
   // month and year as the card prints them (a number format would write 2,030)
-  return card ? t("payments.card", { brand: card.brand, last4: card.last4, month: String(card.exp_month), year: String(card.exp_year) }) : m.type;
+  return card ? t("payments.card", { brand: cardBrand(card.brand), last4: card.last4, month: String(card.exp_month), year: String(card.exp_year) }) : m.type;
 };
 
 /**

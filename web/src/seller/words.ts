@@ -58,26 +58,8 @@ export function eventWords(type: string): string {
   return EVENTS[type] ?? readable(type.replace(/^till\./, ""));
 }
 
-const BRANDS: Readonly<Record<string, string>> = {
-  visa: "Visa",
-  mastercard: "Mastercard",
-  amex: "American Express",
-  american_express: "American Express",
-  discover: "Discover",
-  diners: "Diners Club",
-  diners_club: "Diners Club",
-  jcb: "JCB",
-  unionpay: "UnionPay",
-  cartes_bancaires: "Cartes Bancaires",
-  eftpos_au: "eftpos",
-  interac: "Interac",
-  link: "Link",
-};
-
-/** A card's brand as printed on it: Stripe's `visa`, `amex`, `unionpay`… (unknown: its words, capitalized). */
-export function cardBrand(brand: string): string {
-  return BRANDS[brand.toLowerCase()] ?? readable(brand);
-}
+/** A card's brand as printed on it (shared with the customer portal). */
+export { cardBrand } from "../card-brand.js";
 
 const DISPUTE_STATUSES: Readonly<Record<string, string>> = {
   early_warning: "Early warning",

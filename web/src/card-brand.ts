@@ -1,0 +1,26 @@
+// A card's brand as printed on it, where the API carries Stripe's lowercase `visa`, `amex`, `unionpay`…: the seller
+// app's payments and the customer portal's saved cards say it the same way.
+
+const BRANDS: Readonly<Record<string, string>> = {
+  visa: "Visa",
+  mastercard: "Mastercard",
+  amex: "American Express",
+  american_express: "American Express",
+  discover: "Discover",
+  diners: "Diners Club",
+  diners_club: "Diners Club",
+  jcb: "JCB",
+  unionpay: "UnionPay",
+  cartes_bancaires: "Cartes Bancaires",
+  eftpos_au: "eftpos",
+  interac: "Interac",
+  link: "Link",
+};
+
+/** A card's brand as printed on it: Stripe's `visa`, `amex`, `unionpay`… (unknown: its words, capitalized). */
+export function cardBrand(brand: string): string {
+  const known = BRANDS[brand.toLowerCase()];
+  if (known) return known;
+  const words = brand.replace(/[._]+/g, " ").trim();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : brand;
+}
