@@ -85,7 +85,8 @@ export const sharedIngestLock = (organizationId: string): SQL => ingestLock(orga
 
 /**
  * Where a batch's rows come from: the rows the service built from the checked events (JSON of EventInsert; `json`:
- * the same JSON already written, so that a statement built once can take another batch's as its parameter), or
+ * the same JSON already written, or an expression of it, so that a statement built once can take another batch's
+ * as its parameter), or
  * the `events` array of the request body as sent (early-insert.ts: a batch whose every event needs nothing from
  * the service but an id and, when it has none, the organization's now as its timestamp; with `resolve`, also its
  * parents resolved and `_cost` and `_llm` rewritten here, as the check rewrites them), or that array with what
@@ -93,7 +94,7 @@ export const sharedIngestLock = (organizationId: string): SQL => ingestLock(orga
  * batch out again). Every variant but a plain text names parents (`parent_id`: an event's id or external_id),
  * which the statement resolves (insertBatch).
  */
-export type BatchRows = { rows: EventInsert[] } | { json: string } | { text: string; now: SQL; patches?: string; resolve?: true };
+export type BatchRows = { rows: EventInsert[] } | { json: string | SQL } | { text: string; now: SQL; patches?: string; resolve?: true };
 
 /** Whether the batch's events may name parents (all but a plain text: its `parent_id`s are not read). */
 const namesParents = (batch: BatchRows): boolean => !("text" in batch) || batch.patches !== undefined || batch.resolve === true;

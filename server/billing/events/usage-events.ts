@@ -5,7 +5,7 @@
 // and the COMMIT), in this order: the shared ingest lock, the kept meters read under it, then the INSERT with those
 // meters' upkeep. The statements are built once (by the organization's kept meters, for the INSERT) and reused
 // with their parameters filled in: building one with drizzle costs more of the server's CPU than running it.
-import type { SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { queryOf } from "../../db/prepared.js";
 import type { EventInsert } from "./repository.js";
 import { batchInserted, insertWithUpkeep, keptMetersSql, sharedIngestLock, type InsertedRow, type RollupMeter } from "./rollups.js";
@@ -46,8 +46,11 @@ export interface UsageEventFlight {
   lock: Statement;
   /** The meters whose rollups are kept: rows of RollupMeter, read once the lock is held. */
   meters: Statement;
-  /** The INSERT of the events and the upkeep of the meters (the rows `meters` answered under the lock). */
-  insert(events: UsageEventInput[], meters: readonly object[]): Statement;
+  /**
+   * The INSERT of the events and the upkeep of the meters (the rows `meters` answered under the lock); with `when`,
+   * an SQL condition the statement evaluates: false, it inserts nothing (a caller that sent it ahead of checking).
+   */
+  insert(events: UsageEventInput[], meters: readonly object[], when?: string): Statement;
   /** How many events the INSERT's rows say it stored. */
   inserted(rows: readonly object[]): number;
 }
@@ -80,11 +83,12 @@ const METERS = template(keptMetersSql(ORGANIZATION));
 const inserts = new Map<string, Template>();
 const INSERTS_LIMIT = 500;
 
-function insertTemplate(meters: RollupMeter[]): Template {
-  const key = JSON.stringify(meters);
+function insertTemplate(meters: RollupMeter[], when: string | undefined): Template {
+  const key = JSON.stringify([meters, when ?? null]);
   let t = inserts.get(key);
   if (!t) {
-    t = template(insertWithUpkeep(ORGANIZATION, { json: ROWS }, meters));
+    const json = when === undefined ? ROWS : sql`(CASE WHEN ${sql.raw(when)} THEN ${ROWS}::text ELSE '[]' END)`;
+    t = template(insertWithUpkeep(ORGANIZATION, { json }, meters));
     if (inserts.size >= INSERTS_LIMIT) inserts.delete(inserts.keys().next().value!);
     inserts.set(key, t);
   }
@@ -95,7 +99,7 @@ export function usageEventFlight(organizationId: string): UsageEventFlight {
   return {
     lock: fill(LOCK, organizationId),
     meters: fill(METERS, organizationId),
-    insert: (events, meters) => fill(insertTemplate(meters as RollupMeter[]), organizationId, JSON.stringify(usageEventRows(events))),
+    insert: (events, meters, when) => fill(insertTemplate(meters as RollupMeter[], when), organizationId, JSON.stringify(usageEventRows(events))),
     inserted: (rows) => batchInserted(rows[0] as InsertedRow | undefined).inserted,
   };
 }
