@@ -86,18 +86,18 @@ export const sharedIngestLock = (organizationId: string): SQL => ingestLock(orga
 /**
  * Where a batch's rows come from: the rows the service built from the checked events (JSON of EventInsert; `json`:
  * the same JSON already written, or an expression of it, so that a statement built once can take another batch's
- * as its parameter), or
+ * as its parameter — rows naming no parent, a domain's usage events: the statement then looks none up), or
  * the `events` array of the request body as sent (early-insert.ts: a batch whose every event needs nothing from
  * the service but an id and, when it has none, the organization's now as its timestamp; with `resolve`, also its
  * parents resolved and `_cost` and `_llm` rewritten here, as the check rewrites them), or that array with what
  * the service decided for some of its events (`patches`, JSON of BatchPatch: the usual path, without writing the
- * batch out again). Every variant but a plain text names parents (`parent_id`: an event's id or external_id),
- * which the statement resolves (insertBatch).
+ * batch out again). The service's rows and the body's array with patches or `resolve` name parents (`parent_id`:
+ * an event's id or external_id), which the statement resolves (insertBatch).
  */
 export type BatchRows = { rows: EventInsert[] } | { json: string | SQL } | { text: string; now: SQL; patches?: string; resolve?: true };
 
 /** Whether the batch's events may name parents (all but a plain text: its `parent_id`s are not read). */
-const namesParents = (batch: BatchRows): boolean => !("text" in batch) || batch.patches !== undefined || batch.resolve === true;
+const namesParents = (batch: BatchRows): boolean => "rows" in batch || ("text" in batch && (batch.patches !== undefined || batch.resolve === true));
 
 /**
  * The events of a body's `events` text, each with its place (`n`, 1-based), as `x`: the fields the service
