@@ -107,9 +107,9 @@ export const COMMIT_GUARDED = `current_setting('till.reservation_commit', true) 
 /**
  * What a commit sent ahead (commit-ahead.ts) built its statements from, checked under the locks LOCK_FOR_COMMIT
  * and the ingest lock took, into a transaction-local setting the INSERT and the settlement behind it read
- * (COMMIT_GUARDED): the hold open at $3 (epoch ms, as the wire's status reads it) for the customer and meter, with at least the units used; the
- * meter live with that definition; the clock's offset; the organization's kept meters (the rows keptMetersSql
- * reads). One check, so both writes happen or neither does.
+ * (COMMIT_GUARDED): the hold open at $3 (epoch ms, as the wire's status reads it) for the customer and meter,
+ * with at least the units used; the meter live with that definition; the clock's offset; the organization's kept
+ * meters (the rows keptMetersSql reads). One check, so both writes happen or neither does.
  */
 export const COMMIT_GUARD = `SELECT set_config('till.reservation_commit', CASE WHEN EXISTS (
       SELECT 1 FROM entitlement_reservation r
