@@ -5,7 +5,8 @@
 //      request (the server's process and the database's backends) printed.
 //   2. reserve + commit pairs (POST /v1/reservations/, then …/{id}/commit) per second vs a bare Fastify route doing
 //      one primary-key UPDATE per request, both driven by the same fetch loop (WORKERS at once). Goal ≥ 40 %. Beside
-//      it, the ceiling a pair of requests can reach: pairs of two authenticated product GETs, the same loop.
+//      it, the ceiling a pair of requests can reach: pairs of two authenticated product GETs, the same loop. The app
+//      has the server's own pool of 10 connections, as the bare routes do (TILL_BENCH_POOL=<n> for another).
 // At scale: the organization holds 1M customers, and the checked customer 1M events of the meter in its current
 // period. The seeding is SQL (INSERT … SELECT generate_series); the events then reach the meter's rollups the way a
 // definition change does: the meter is marked `building` and rebuilt from the events in one statement
@@ -38,6 +39,8 @@ const ROUNDS = 2;
 /** Pairs: each worker reserves and commits for a customer of its own (a hold locks the customer's balance). */
 const WORKERS = 10;
 const PAIR_SECONDS = 5;
+/** The app's PostgreSQL pool (TILL_BENCH_POOL to compare another). */
+const POOL = Number(process.env.TILL_BENCH_POOL ?? 10);
 /** The organization's customers and the checked customer's events (TILL_BENCH_SCALE=<n> for a quicker look). */
 const SCALE = { postgres: Number(process.env.TILL_BENCH_SCALE ?? 1_000_000), pglite: Number(process.env.TILL_BENCH_SCALE ?? 100_000) };
 const CREDITS = 100_000_000;
@@ -54,7 +57,9 @@ interface Endpoints {
 // ---- child: the servers ------------------------------------------------------------------------------
 
 async function serve(): Promise<void> {
-  const served = await startApp();
+  // the server's own pool (db/client.ts: 10), as the bare routes have: with the test pool of 5, ten loops' holds
+  // and commits, each holding a connection through its COMMIT's flush, waited for a connection
+  const served = await startApp({ pool: POOL });
   const database = served.database;
   const db = database.db;
   const run = (query: ReturnType<typeof sql>) => rowsOf<Record<string, unknown>>(db, query);
@@ -314,7 +319,8 @@ async function main(): Promise<void> {
     console.log(
       `\ntill entitlements benchmark — ${database}; ${seed.json.customers.toLocaleString("en")} customers in the organization, the checked one with ` +
         `${seed.json.events.toLocaleString("en")} events; check: ${CONNECTIONS} connections (autocannon), ${WARMUP_SECONDS} s warm-up + ` +
-        `${MEASURE_SECONDS} s × ${ROUNDS} alternating rounds; pairs: ${WORKERS} fetch loops for ${PAIR_SECONDS} s; Node ${process.version}, ${os.cpus().length} CPUs\n`,
+        `${MEASURE_SECONDS} s × ${ROUNDS} alternating rounds; pairs: ${WORKERS} fetch loops for ${PAIR_SECONDS} s; the app's pool ${POOL}; Node ${process.version}, ` +
+        `${os.cpus().length} CPUs\n`,
     );
     console.log(table([selectRow, { ...checkRow, baseline: selectRow }, { ...flagRow, baseline: selectRow }, { ...productRow, baseline: selectRow }, updateRow, { ...pairRow, baseline: updateRow }, { ...ceilingRow, baseline: updateRow }]));
     console.log("");

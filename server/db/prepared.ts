@@ -5,7 +5,6 @@
 import { sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { PostgresJsSession, PostgresJsTransaction } from "drizzle-orm/postgres-js";
-import type { RelationalSchemaConfig, TablesRelationalConfig } from "drizzle-orm/relations";
 import type postgres from "postgres";
 import type { Db, Queryable } from "./client.js";
 
@@ -114,20 +113,31 @@ type PostgresJsPool = postgres.Sql;
 /** What drizzle's own transaction() reuses from the pool's session (internal, hence read through a cast). */
 interface PoolSession {
   dialect: PgDialect;
-  schema: RelationalSchemaConfig<TablesRelationalConfig> | undefined;
   options: ConstructorParameters<typeof PostgresJsSession>[3];
 }
 
 /** A drizzle transaction handle on a reserved connection, built the way drizzle's transaction() builds one. */
 function transactionHandle(db: Db, conn: postgres.ReservedSql): Queryable {
   const pool = (db as unknown as { session: PoolSession }).session;
-  // a reserved connection is used like a transaction's (no BEGIN of its own: pipelinedTransaction sends it)
-  const session = new PostgresJsSession(conn, pool.dialect, pool.schema, pool.options) as unknown as ConstructorParameters<typeof PostgresJsTransaction>[1];
-  return new PostgresJsTransaction(pool.dialect, session, pool.schema) as unknown as Queryable;
+  // a reserved connection is used like a transaction's (no BEGIN of its own: pipelinedTransaction sends it); without
+  // the schema, which only drizzle's relational `db.query` reads (till uses none) and which costs a builder per
+  // table on every handle made, that is on every transaction of the hot path
+  const session = new PostgresJsSession(conn, pool.dialect, undefined, pool.options) as unknown as ConstructorParameters<typeof PostgresJsTransaction>[1];
+  return new PostgresJsTransaction(pool.dialect, session, undefined) as unknown as Queryable;
+}
+
+export interface PipelinedOptions {
+  /**
+   * The transaction's prepared statements run on their generic plans (`plan_cache_mode`, for this transaction only):
+   * a statement whose parameters decide little of its plan (a primary key, a JSON batch) is otherwise planned again
+   * on every run whenever PostgreSQL guesses a custom plan cheaper, which for the hot path's longer statements costs
+   * more than running them. Not on PGlite, which prepares nothing.
+   */
+  genericPlans?: boolean;
 }
 
 /** Runs `fn` in a transaction; on PGlite (one connection, nothing to pipeline) an ordinary one. */
-export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => Promise<T>): Promise<T> {
+export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => Promise<T>, options: PipelinedOptions = {}): Promise<T> {
   const client = (db as unknown as { session: { client: PostgresJsPool | PgliteClient } }).session.client;
   if (!("reserve" in client)) {
     return db.transaction((tx) =>
@@ -154,8 +164,11 @@ export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => P
       async first(text, params) {
         if (state !== "idle") throw new Error("pipelinedTransaction: first() is the first statement");
         state = "open";
-        const [begin, rows] = await Promise.allSettled([conn.unsafe("begin").execute(), run(text, params)]);
-        if (begin.status === "rejected") throw begin.reason;
+        const begin = conn.unsafe("begin").execute();
+        const generic = options.genericPlans ? conn.unsafe("set local plan_cache_mode = force_generic_plan").execute() : null;
+        const [began, set, rows] = await Promise.allSettled([begin, generic, run(text, params)]);
+        if (began.status === "rejected") throw began.reason;
+        if (set.status === "rejected") throw set.reason;
         if (rows.status === "rejected") throw rows.reason;
         return rows.value;
       },

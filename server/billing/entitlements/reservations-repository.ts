@@ -101,9 +101,34 @@ export const LOCK_FOR_COMMIT = `WITH r AS (SELECT * FROM entitlement_reservation
     (SELECT t.offset_ms::float8 FROM test_clock t WHERE t.organization_id = $1::uuid) AS offset_ms
   FROM r LEFT JOIN meter m ON m.organization_id = r.organization_id AND m.id = r.meter_id AND m.archived_at IS NULL`;
 
+/** The transaction-local setting COMMIT_GUARD sets: `ok` when a commit sent ahead may write. */
+export const COMMIT_GUARDED = `current_setting('till.reservation_commit', true) = 'ok'`;
+
+/**
+ * What a commit sent ahead (commit-ahead.ts) built its statements from, checked under the locks LOCK_FOR_COMMIT
+ * and the ingest lock took, into a transaction-local setting the INSERT and the settlement behind it read
+ * (COMMIT_GUARDED): the hold open at $3 (epoch ms, as the wire's status reads it) for the customer and meter,
+ * with at least the units used; the meter live with that definition; the clock's offset; the organization's kept
+ * meters (the rows keptMetersSql reads). One check, so both writes happen or neither does.
+ */
+export const COMMIT_GUARD = `SELECT set_config('till.reservation_commit', CASE WHEN EXISTS (
+      SELECT 1 FROM entitlement_reservation r
+        JOIN meter m ON m.organization_id = r.organization_id AND m.id = r.meter_id AND m.archived_at IS NULL
+      WHERE r.organization_id = $1::uuid AND r.id = $2::uuid AND r.status = 'held' AND floor(extract(epoch FROM r.expires_at) * 1000) > $3::float8
+        AND r.units >= $4::float8 AND r.customer_id = $5::uuid AND r.meter_id = $6::uuid
+        AND m.filter = $7::text::jsonb AND m.aggregation = $8::text::jsonb)
+    AND (SELECT t.offset_ms::float8 FROM test_clock t WHERE t.organization_id = $1::uuid) IS NOT DISTINCT FROM $9::float8
+    AND (SELECT coalesce(jsonb_agg(jsonb_build_object('id', m.id, 'filter', m.filter, 'aggregation', m.aggregation) ORDER BY m.id), '[]'::jsonb)
+         FROM meter_rollup_state st JOIN meter m ON m.id = st.meter_id
+         WHERE st.organization_id = $1::uuid AND st.status = 'ready') = $10::text::jsonb
+  THEN 'ok' ELSE '' END, true) AS guard`;
+
+const settle = (guarded: boolean) => `UPDATE entitlement_reservation AS r SET status = $3::text, used_units = $4::float8, settled_at = $5::timestamptz
+  WHERE r.organization_id = $1::uuid AND r.id = $2::uuid${guarded ? ` AND ${COMMIT_GUARDED}` : ""} RETURNING ${COLUMNS}`;
 /** The settlement of a reservation locked before (its row). */
-export const SETTLE = `UPDATE entitlement_reservation AS r SET status = $3::text, used_units = $4::float8, settled_at = $5::timestamptz
-  WHERE r.organization_id = $1::uuid AND r.id = $2::uuid RETURNING ${COLUMNS}`;
+export const SETTLE = settle(false);
+/** SETTLE when COMMIT_GUARD passed; no row otherwise. */
+export const SETTLE_GUARDED = settle(true);
 
 export const settleParams = (organizationId: string, id: string, p: { status: "committed" | "released"; usedUnits: number | null; settledAt: Date }) => [
   organizationId,

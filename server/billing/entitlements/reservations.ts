@@ -5,22 +5,23 @@
 // commit records nothing twice), so a crash between reserve and commit leaves a hold that expires, and one during
 // the commit leaves nothing half done.
 import type { Db, Queryable } from "../../db/client.js";
-import { pipelinedTransaction, sendBuilt } from "../../db/prepared.js";
+import { pipelinedTransaction, sendQuery } from "../../db/prepared.js";
 import type { ScheduledPass } from "../../tasks/claim.js";
 import { answer } from "../../../shared/entitlements.js";
 import type { Aggregation, Filter } from "../../../shared/meter-filter.js";
 import { nowAtOffset } from "../clock.js";
 import { invalid } from "../errors.js";
 import { isUuid } from "../http.js";
-import { usageEventFlight } from "../events/usage-events.js";
+import { readUsageAhead, usageEventFlight } from "../events/usage-events.js";
 import { checkAfterIngest } from "../usage-alerts/coalesce.js";
 import { namedCustomers } from "../usage-alerts/check.js";
 import { debitUsageAfterIngest } from "../wallets/service.js";
+import { commitAhead, forgetHold, GENERIC_PLANS, rememberCommitReads, rememberHold } from "./commit-ahead.js";
 import { reservationNotFound, reservationRefused, reservationSettled } from "./errors.js";
 import { entitlementFacts, type CustomerFacts } from "./facts.js";
 import * as repo from "./reservations-repository.js";
 import { customerRefOf } from "./service.js";
-import { usageEventFor } from "./usage-event.js";
+import { commitEvents, usageEventFor } from "./usage-event.js";
 import { toReservationWire, type ReservationCommitInput, type ReservationCreateInput, type ReservationWire } from "./wire.js";
 
 const NOT_A_METER = "No live meter of this organization is this feature (by id or name): reservations hold a meter's units.";
@@ -33,9 +34,10 @@ function eventPlan(meter: { filter: unknown; aggregation: unknown }, units: numb
 }
 
 /**
- * A hold, in a pipelined transaction (three round trips): BEGIN, the statement finding the meter and the customer
- * and taking the balance's lock, and the facts' statement behind it (so it reads under the lock: every hold taken
- * before is counted); the usage the facts measure; the INSERT with the COMMIT.
+ * A hold, in a pipelined transaction (two round trips, three the first time): BEGIN, the statement finding the meter
+ * and the customer and taking the balance's lock, and the facts' statement behind it (so it reads under the lock:
+ * every hold taken before is counted) with the read of the usage they measure (read ahead: the customer's last
+ * total of that meter read in this process, else read once the facts say which); the INSERT with the COMMIT.
  */
 export async function createReservation(db: Db, organizationId: string, input: ReservationCreateInput): Promise<ReservationWire> {
   const ref = customerRefOf(input);
@@ -46,6 +48,9 @@ export async function createReservation(db: Db, organizationId: string, input: R
   const row = await pipelinedTransaction(db, async (ptx) => {
     const first = ptx.first(byId ? repo.HOLDER_BY_ID : repo.HOLDER_BY_EXTERNAL_ID, [organizationId, customerParam, input.feature]);
     const early = featureId && customerParam ? entitlementFacts(ptx.db, organizationId, ref, featureId) : null;
+    // the usage the facts will ask for, sent with them (the customer's last read total of this meter, with its
+    // stamp: taken when the facts' stamp is the same, so the hold saves the round trip after the facts)
+    if (early && byId && customerParam && featureId) readUsageAhead(ptx.db, organizationId, customerParam, featureId);
     // both settled before anything else: the facts' read of the usage follows their first statement
     const [rows, facts] = await Promise.allSettled([first, early]);
     if (rows.status === "rejected") throw rows.reason;
@@ -65,8 +70,12 @@ export async function createReservation(db: Db, organizationId: string, input: R
     const now = new Date();
     const values = { organizationId, customerId: holder.customerId, meterId: holder.meterId, units: input.units, metadata: input.metadata ?? {}, createdAt: now };
     const [inserted] = await ptx.last(repo.INSERT_HOLD, repo.insertHoldParams({ ...values, expiresAt: new Date(now.getTime() + input.expires_in * 1000) }));
-    return repo.reservationOf(inserted!);
-  });
+    const hold = repo.reservationOf(inserted!);
+    // what its commit can be sent ahead with (commit-ahead.ts)
+    const definition = { filter: holder.filter as unknown as Filter, aggregation: holder.aggregation as unknown as Aggregation };
+    rememberHold(hold.id, { organizationId, customerId: holder.customerId, meterId: holder.meterId, units: input.units, ...definition });
+    return hold;
+  }, GENERIC_PLANS);
   return toReservationWire(row);
 }
 
@@ -92,20 +101,24 @@ export interface UsageLog {
 }
 
 /**
- * A commit, in a pipelined transaction (two round trips): BEGIN, the reservation locked with the balance's lock,
+ * A commit, sent ahead in one round trip when it can be (commit-ahead.ts), else in a pipelined transaction (two
+ * round trips): BEGIN, the reservation locked with the balance's lock,
  * its meter and the clock, and the events' ingest lock and kept meters; then the usage events' INSERT, the
  * settlement and the COMMIT. The held units become used ones under the balance's lock: a hold reading the balance
  * meanwhile (the held units, then the usage) would otherwise count them twice and refuse units that are there.
  */
 export async function commitReservation(db: Db, organizationId: string, id: string, input: ReservationCommitInput, log: UsageLog): Promise<ReservationWire> {
   const flight = usageEventFlight(organizationId);
-  const { row, recorded } = await pipelinedTransaction(db, async (ptx) => {
+  // in one round trip when this process took the hold (commit-ahead.ts); else, or when that found the hold changed
+  const ahead = await commitAhead(db, organizationId, id, input.units, flight);
+  const { row, recorded } = ahead ?? (await pipelinedTransaction(db, async (ptx) => {
     const first = ptx.first(repo.LOCK_FOR_COMMIT, [organizationId, id]);
-    const ahead = Promise.all([sendBuilt(ptx.db, flight.lock), sendBuilt(ptx.db, flight.meters)]);
+    const ahead = Promise.all([sendQuery(ptx.db, flight.lock), sendQuery(ptx.db, flight.meters)]);
     const [locked, kept] = await Promise.allSettled([first, ahead]);
     if (locked.status === "rejected") throw locked.reason;
     if (kept.status === "rejected") throw kept.reason;
     const raw = locked.value[0];
+    rememberCommitReads(organizationId, raw, kept.value[1]);
     if (!raw) throw reservationNotFound();
     const hold = repo.reservationOf(raw);
     // a retry of the commit made: answered as it was, nothing recorded again
@@ -121,23 +134,20 @@ export async function commitReservation(db: Db, organizationId: string, id: stri
     if (raw.filter === null || raw.filter === undefined) throw invalid(["path", "id"], "This reservation's meter was archived: record the usage as an event.");
     const plan = eventPlan({ filter: JSON.parse(String(raw.filter)), aggregation: JSON.parse(String(raw.aggregation)) }, input.units, ["body", "units"]);
     const timestamp = nowAtOffset(raw.offset_ms === null || raw.offset_ms === undefined ? null : Number(raw.offset_ms));
-    const events = Array.from({ length: plan.count }, (_, n) => ({
-      ...plan.event,
-      customerId: hold.customerId,
-      timestamp,
-      externalId: plan.count === 1 ? `reservation:${id}` : `reservation:${id}:${n + 1}`,
-    }));
+    const events = commitEvents(plan, hold.customerId, id, timestamp);
     // sent together: the INSERT, the settlement behind it, the COMMIT (a failed INSERT makes it a ROLLBACK)
-    const [inserted, settled] = await Promise.allSettled([sendBuilt(ptx.db, flight.insert(events, kept.value[1])), ptx.last(repo.SETTLE, settlement)]);
+    const [inserted, settled] = await Promise.allSettled([sendQuery(ptx.db, flight.insert(events, kept.value[1])), ptx.last(repo.SETTLE, settlement)]);
     if (inserted.status === "rejected") throw inserted.reason;
     if (settled.status === "rejected") throw settled.reason;
     return { row: repo.reservationOf(settled.value[0]!), recorded: flight.inserted(inserted.value) };
-  });
+  }, GENERIC_PLANS));
+  forgetHold(id);
   if (recorded > 0) await afterUsage(db, organizationId, row.customerId, log);
   return toReservationWire(row);
 }
 
 export async function releaseReservation(db: Db, organizationId: string, id: string): Promise<ReservationWire> {
+  forgetHold(id);
   const row = await db.transaction(async (tx) => {
     const hold = await openHold(tx, organizationId, id, (r) => r.status === "released");
     if (hold.done) return hold.row;

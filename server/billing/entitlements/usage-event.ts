@@ -128,3 +128,16 @@ export function usageEventFor(meter: { filter: Filter; aggregation: Aggregation 
   }
   return { error: "No usage event this meter's filter selects can be made from its `eq` clauses: reservations need a filter that names its events." };
 }
+
+/**
+ * The usage events of a reservation's commit by `plan`: external ids `reservation:<id>` (`:<n>` for each of a
+ * counting meter's), so a retried commit records nothing twice.
+ */
+export function commitEvents(plan: { event: SyntheticEvent; count: number }, customerId: string, reservationId: string, timestamp: Date) {
+  return Array.from({ length: plan.count }, (_, n) => ({
+    ...plan.event,
+    customerId,
+    timestamp,
+    externalId: plan.count === 1 ? `reservation:${reservationId}` : `reservation:${reservationId}:${n + 1}`,
+  }));
+}

@@ -84,18 +84,20 @@ async function keptMeters(db: Queryable, organizationId: string): Promise<Rollup
 export const sharedIngestLock = (organizationId: string): SQL => ingestLock(organizationId, "shared");
 
 /**
- * Where a batch's rows come from: the rows the service built from the checked events (JSON of EventInsert), or
+ * Where a batch's rows come from: the rows the service built from the checked events (JSON of EventInsert; `json`:
+ * the same JSON already written, or an expression of it, so that a statement built once can take another batch's
+ * as its parameter — rows naming no parent, a domain's usage events: the statement then looks none up), or
  * the `events` array of the request body as sent (early-insert.ts: a batch whose every event needs nothing from
  * the service but an id and, when it has none, the organization's now as its timestamp; with `resolve`, also its
  * parents resolved and `_cost` and `_llm` rewritten here, as the check rewrites them), or that array with what
  * the service decided for some of its events (`patches`, JSON of BatchPatch: the usual path, without writing the
- * batch out again). Every variant but a plain text names parents (`parent_id`: an event's id or external_id),
- * which the statement resolves (insertBatch).
+ * batch out again). The service's rows and the body's array with patches or `resolve` name parents (`parent_id`:
+ * an event's id or external_id), which the statement resolves (insertBatch).
  */
-export type BatchRows = { rows: EventInsert[] } | { text: string; now: SQL; patches?: string; resolve?: true };
+export type BatchRows = { rows: EventInsert[] } | { json: string | SQL } | { text: string; now: SQL; patches?: string; resolve?: true };
 
 /** Whether the batch's events may name parents (all but a plain text: its `parent_id`s are not read). */
-const namesParents = (batch: BatchRows): boolean => !("text" in batch) || batch.patches !== undefined || batch.resolve === true;
+const namesParents = (batch: BatchRows): boolean => "rows" in batch || ("text" in batch && (batch.patches !== undefined || batch.resolve === true));
 
 /**
  * The events of a body's `events` text, each with its place (`n`, 1-based), as `x`: the fields the service
@@ -149,10 +151,10 @@ const patchedSelect = (organizationId: string, source: SQL, patches: string, now
     LEFT JOIN jsonb_to_recordset(${patches}::text::jsonb) AS p(n bigint, reserved jsonb) ON p.n = x.n`;
 
 function batchSelect(organizationId: string, batch: BatchRows): SQL {
-  if ("rows" in batch) {
+  if ("rows" in batch || "json" in batch) {
     return sql`SELECT x.n, till_uuid_v7(), ${organizationId}::uuid, x.name, 'user', x.timestamp, x.customer_id,
              x.external_customer_id, x.external_id, x.parent_id, coalesce(x.metadata, '{}'::jsonb)
-      FROM jsonb_to_recordset(${JSON.stringify(batch.rows)}::text::jsonb) AS x(
+      FROM jsonb_to_recordset(${"json" in batch ? batch.json : JSON.stringify(batch.rows)}::text::jsonb) AS x(
         n bigint, name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text,
         parent_id text, metadata jsonb)`;
   }

@@ -30,6 +30,50 @@ function remember(key: string, stamp: string, total: number): void {
 }
 
 /**
+ * Reads of one total in flight (readAhead), by key: a caller needing that total meanwhile waits for the read and
+ * takes it when its stamp is the caller's, instead of reading it again.
+ */
+const inFlight = new Map<string, Promise<void>>();
+/** The last item read per (organization, customer id, meter id), without its stamp: what readAhead sends again. */
+const lastItems = new Map<string, RollupTotalItem & { stampOf: { id: string; externalId: string | null } }>();
+const lastKey = (organizationId: string, customerId: string, meterId: string) => `${organizationId}/${customerId.toLowerCase()}/${meterId.toLowerCase()}`;
+
+/**
+ * Sends now, on `db`, the read of the customer's total of the meter that was last read for them (the same item: its
+ * meter's definition, its range), with its stamp, and keeps what it answers: for a caller that will need that total
+ * after a statement it has already sent (a hold: its facts, whose stamp says which total is needed), so the read
+ * travels with that statement instead of a round trip after it. Nothing is sent when no total of theirs was read in
+ * this process; a read whose item or stamp is not the one needed then is simply not used.
+ */
+export function readAhead(db: Queryable, organizationId: string, customerId: string, meterId: string): void {
+  const item = lastItems.get(lastKey(organizationId, customerId, meterId));
+  if (!item) return;
+  const key = keyOf(organizationId, item, item.stampOf);
+  if (inFlight.has(key)) return;
+  const read = rollupTotalsStamped(db, organizationId, [item]).then(
+    ([r]) => {
+      if (r && r.stamp !== null) remember(key, r.stamp, r.total);
+    },
+    // the statement's own failure fails the transaction it was sent in: its caller hears it there
+    () => undefined,
+  );
+  inFlight.set(key, read);
+  void read.finally(() => {
+    if (inFlight.get(key) === read) inFlight.delete(key);
+  });
+}
+
+function rememberItem(organizationId: string, item: RollupTotalItem & { stampOf: { id: string; externalId: string | null } }): void {
+  const key = lastKey(organizationId, item.stampOf.id, item.meter.id);
+  lastItems.delete(key);
+  if (lastItems.size >= LIMIT) {
+    const oldest = lastItems.keys().next();
+    if (!oldest.done) lastItems.delete(oldest.value);
+  }
+  lastItems.set(key, item);
+}
+
+/**
  * rollupTotals, with each item whose caller read a stamp answered from a total read before at that same stamp
  * when there is one; the others read in one statement with their stamps, and kept.
  */
@@ -38,6 +82,9 @@ export async function cachedRollupTotals(db: Queryable, organizationId: string, 
   const keys = items.map((item) =>
     item.stamp !== undefined && item.stampOf && item.meter.aggregation.func !== "unique" ? keyOf(organizationId, item, item.stampOf) : null,
   );
+  // a read ahead of one of these totals: its answer first
+  const ahead = keys.flatMap((key) => (key && inFlight.has(key) ? [inFlight.get(key)] : []));
+  if (ahead.length > 0) await Promise.all(ahead);
   const misses: number[] = [];
   items.forEach((item, i) => {
     const key = keys[i];
@@ -46,10 +93,18 @@ export async function cachedRollupTotals(db: Queryable, organizationId: string, 
     else misses.push(i);
   });
   if (misses.length === 0) return out;
+  // the items without the stamp the caller read: the statement is kept built by its items (rollup-reads.ts), and a
+  // stamp that moves with every write would build it anew each time
   const read = await rollupTotalsStamped(
     db,
     organizationId,
-    misses.map((i) => ({ ...(items[i] as StampedTotalItem), stampOf: keys[i] ? items[i]?.stampOf : undefined })),
+    misses.map((i) => {
+      const item = items[i] as StampedTotalItem;
+      const stampOf = keys[i] ? item.stampOf : undefined;
+      const read = { meter: item.meter, selection: item.selection, range: item.range, stampOf };
+      if (stampOf && item.meter.id) rememberItem(organizationId, { ...read, stampOf });
+      return read;
+    }),
   );
   misses.forEach((i, n) => {
     const r = read[n];
