@@ -19,6 +19,7 @@ import { day, Loading, Pager } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href, pageParam, params } from "../url.js";
 import type { Product } from "../wire.js";
+import "../catalog.css";
 
 export interface CheckoutLink {
   id: string;
@@ -53,7 +54,7 @@ const COLUMNS: Array<DataColumn<CheckoutLink>> = [
   { id: "label", sortKey: "label", label: "Link", cell: (l) => <a href={href(`/checkout-links/${l.id}`)}>{linkName(l)}</a> },
   { id: "products", label: "Sells", cell: (l) => l.products.map((p) => p.name).join(", ") },
   { id: "discount", label: "Discount", cell: (l) => l.discount?.name ?? "—" },
-  { id: "url", label: "URL", cell: (l) => <code className="url-cell">{l.url.replace(/^https?:\/\//, "")}</code> },
+  { id: "url", label: "URL", cell: (l) => <code className="url-cell" title={l.url}>{l.url.replace(/^https?:\/\//, "")}</code> },
   { id: "created", sortKey: "created_at", label: "Created", cell: (l) => day(l.created_at) },
 ];
 
