@@ -270,6 +270,7 @@ export async function pendingPaymentOf(db: Queryable, organizationId: string, or
   const row = await repo.findByProcessorIds(db, organizationId, [processorPaymentId]);
   return row?.orderId === orderId && row.status === "pending" ? row : undefined;
 }
+export const CANCEL_REFUSED_CODE = repo.CANCEL_REFUSED_CODE;
 /** A transfer whose cancel the processor refused for good: still pending (money that arrives is given back), noted. */
 export const noteCancelRefused = (db: Queryable, organizationId: string, processorPaymentId: string, message: string, now: Date) =>
   repo.failPendingPayment(db, organizationId, processorPaymentId, { code: repo.CANCEL_REFUSED_CODE, message }, now, "pending");
