@@ -2,7 +2,9 @@
 // seller): its PaymentIntent is canceled at Stripe (cancellation_reason duplicate, as the pinned API version names
 // it), once — a cancel whose answer is lost is asked again under the same key by the schedule's next pass — and money
 // the customer still sends stays in their cash balance at Stripe. Money that beat the cancel (the intent succeeded) is
-// refunded to that cash balance: the order is paid once, never twice (docs/decisions.md).
+// refunded to that cash balance: the order is paid once, never twice (docs/decisions.md). A cancel Stripe refuses for
+// good is not asked again: the intent's status decides (money that came first given back at once, an intent it no
+// longer holds noted on the payment).
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "../../server/db/client.js";
