@@ -35,6 +35,8 @@ export const CUSTOMER_ERROR_CODES = [
   "already_canceled",
   "subscription_busy",
   "payment_in_progress",
+  // a bank debit of the order still processing: it is paid no other way meanwhile (the pay page)
+  "debit_processing",
   "payment_method_in_use",
   "seats_inactive",
   "member_exists",

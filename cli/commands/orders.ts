@@ -308,7 +308,8 @@ export function register(program: Command): void {
     .addHelpText(
       "after",
       examples(["till orders mark-paid <id>", "till orders mark-paid <id> --note \"wire ref 4711\" --json"]) +
-        "\nMarking an order marked already changes nothing; a paid or refunded order is refused.\n",
+        "\nMarking an order marked already changes nothing; a paid or refunded order is refused, and so is one whose bank\n" +
+        "debit is still processing (until the bank answers: the debit may still pay it).\n",
     )
     .action(withContext(markPaid));
 

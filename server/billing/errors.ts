@@ -63,7 +63,8 @@ export type ErrorDeclaration<S extends number = number, A extends unknown[] = ne
  */
 export interface ErrorUnion<S extends number = number> {
   readonly status: S;
-  readonly model: string;
+  /** The SDK's union model by name, or a zod union of till's own errors' models (a till route's). */
+  readonly model: ErrorModel;
   readonly members: ReadonlyArray<ErrorDeclaration<S, never>>;
 }
 
@@ -97,7 +98,7 @@ export function declareError<const S extends number, A extends unknown[] = []>(s
 }
 
 /** The union model `model` of errors that share one status, theirs. */
-export const errorUnion = <S extends number>(model: string, members: readonly [ErrorDeclaration<S, never>, ...Array<ErrorDeclaration<S, never>>]): ErrorUnion<S> => ({
+export const errorUnion = <S extends number>(model: ErrorModel, members: readonly [ErrorDeclaration<S, never>, ...Array<ErrorDeclaration<S, never>>]): ErrorUnion<S> => ({
   status: members[0].status,
   model,
   members,

@@ -2,7 +2,9 @@
 // seller): its PaymentIntent is canceled at Stripe (cancellation_reason duplicate, as the pinned API version names
 // it), once — a cancel whose answer is lost is asked again under the same key by the schedule's next pass — and money
 // the customer still sends stays in their cash balance at Stripe. Money that beat the cancel (the intent succeeded) is
-// refunded to that cash balance: the order is paid once, never twice (docs/decisions.md).
+// refunded to that cash balance: the order is paid once, never twice (docs/decisions.md). A cancel Stripe refuses for
+// good is not asked again: the intent's status decides (money that came first given back at once, an intent it no
+// longer holds noted on the payment).
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "../../server/db/client.js";
@@ -163,5 +165,44 @@ describe("a bank transfer of an invoice paid another way", () => {
     // one cancel asked (Stripe's 500 before processing it), none after: the transfer's payment is settled
     expect(s.faults.injected.filter((f) => f.path === `/v1/payment_intents/${intent.id}/cancel`)).toHaveLength(1);
     expect(cancelsOf(intent.id)).toHaveLength(0);
+  }, 120_000);
+
+  it("a cancel Stripe refuses because the money arrived first (its event never came): given back from the intent's status, not asked again", async () => {
+    const { order, intent, customer, reference } = await transferStarted("cancel-won");
+    // Stripe is down for the first cancel, and its payment_intent.succeeded never reaches till
+    const release = holdEvents("payment_intent.succeeded");
+    s.faults.serverError("POST", `/v1/payment_intents/${intent.id}/cancel`, { shouldRetry: false });
+    await markPaid(order.id);
+    await until(async () => (s.faults.pending() === 0 ? true : undefined), "the cancel refused");
+    await stripe().testHelpers.customers.fundCashBalance(customer, { amount: order.totalAmount, currency: "usd", reference });
+    expect(intent.status).toBe("succeeded");
+
+    // the pass asks again: Stripe refuses for good (payment_intent_unexpected_state), the intent's status decides
+    await advance("1h");
+    expect(cancelsOf(intent.id)).toHaveLength(1);
+    expect(await paymentsOf(order.id)).toEqual([{ method: "customer_balance", status: "failed", reason: "duplicate" }]);
+    const refunds = [...s.peer.payments.refunds.values()].filter((r) => r.payment_intent === intent.id);
+    expect(refunds.map((r) => [r.amount, r.reason])).toEqual([[order.totalAmount, "duplicate"]]);
+    await advance("1h");
+    expect(cancelsOf(intent.id)).toHaveLength(1);
+    release();
+    const got = await s.sdk.orders.get({ id: order.id });
+    expect([got.status, got.refundedAmount]).toEqual(["paid", 0]);
+  }, 120_000);
+
+  it("a cancel Stripe refuses for good with the intent still unknown (test data deleted): noted for the seller, not asked again", async () => {
+    const { order, intent } = await transferStarted("cancel-gone");
+    // the account no longer holds the intent: a cancel and a read are both 404 resource_missing, every time
+    s.peer.payments.intents.delete(intent.id);
+    await markPaid(order.id);
+    await until(async () => ((await paymentsOf(order.id)).some((p) => p.reason === "cancel_refused") ? true : undefined), "the refusal noted");
+    // still pending: money that arrives for it anyway is given back (late.ts)
+    expect(await paymentsOf(order.id)).toEqual([{ method: "customer_balance", status: "pending", reason: "cancel_refused" }]);
+    const [payment] = (await s.sdk.payments.list({ orderId: order.id })).result.items;
+    expect(payment?.declineMessage).toMatch(/^Stripe refused to cancel the bank transfer .*\(resource_missing\)\.$/);
+    expect(cancelsOf(intent.id)).toHaveLength(1);
+    await advance("1h");
+    await advance("1h");
+    expect(cancelsOf(intent.id)).toHaveLength(1);
   }, 120_000);
 });

@@ -2,7 +2,8 @@
 // declined (4000 0000 0000 0341) is paid through its order's pay link with the test processor's card form, without
 // signing in — the order paid, the subscription active again, one charge; the link opened again shows the order
 // paid and no form, and nothing more is charged. The portal's order list links to it. A link that is not ours says
-// so.
+// so. An order whose bank debit is on its way says so in the buyer's words, with nothing to pay meanwhile.
+import { eq } from "drizzle-orm";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closePages, launchForPages } from "../helpers/browser.js";
@@ -10,6 +11,7 @@ import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { order as orderTable, payment } from "../../server/db/schema/index.js";
 
 let server: TestServer;
 let seller: Seller;
@@ -30,19 +32,25 @@ const succeededPayments = async (orderId: string) =>
     (p) => p.status === "succeeded",
   ).length;
 
+/** A subscription whose renewal was declined: its unpaid order and the order's pay link. */
+async function declinedRenewal(tag: string) {
+  const product = await createProduct(seller, "trial");
+  const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+  await pay(server, checkout, { customerEmail: uniqueBuyer(tag) }, "4000 0000 0000 0341");
+  const [sub] = (await seller.sdk.subscriptions.list({ productId: product.id })).result.items;
+  if (!sub) throw new Error("no subscription");
+  const renewed = await rawRequest(server.url, seller.token, "POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
+  expect(renewed.body.status).toBe("past_due");
+  const order = (await seller.sdk.orders.list({ subscriptionId: sub.id, sorting: ["-created_at"] })).result.items[0];
+  if (!order) throw new Error("no order");
+  const payUrl = (await rawRequest(server.url, seller.token, "GET", `/v1/orders/${order.id}`)).body.pay_url as string;
+  expect(payUrl).toMatch(/\/pay\//);
+  return { sub, order, payUrl };
+}
+
 describe("the pay link's page", () => {
   it("pays a failed renewal's order by card without signing in; opened again it shows the order paid", async () => {
-    const product = await createProduct(seller, "trial");
-    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
-    await pay(server, checkout, { customerEmail: uniqueBuyer("pay-link-page") }, "4000 0000 0000 0341");
-    const [sub] = (await seller.sdk.subscriptions.list({ productId: product.id })).result.items;
-    if (!sub) throw new Error("no subscription");
-    const renewed = await rawRequest(server.url, seller.token, "POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
-    expect(renewed.body.status).toBe("past_due");
-    const order = (await seller.sdk.orders.list({ subscriptionId: sub.id, sorting: ["-created_at"] })).result.items[0];
-    if (!order) throw new Error("no order");
-    const payUrl = (await rawRequest(server.url, seller.token, "GET", `/v1/orders/${order.id}`)).body.pay_url as string;
-    expect(payUrl).toMatch(/\/pay\//);
+    const { sub, order, payUrl } = await declinedRenewal("pay-link-page");
 
     const problems: string[] = [];
     const context = await browser.newContext({ locale: "en-US", timezoneId: "UTC" });
@@ -89,5 +97,27 @@ describe("the pay link's page", () => {
     await page.getByText("This pay link is not valid or has expired.", { exact: false }).waitFor();
     expect(problems).toEqual([]);
     await context.close();
+  }, 90_000);
+
+  it("says a bank debit of the order is on its way, in the buyer's words, and offers no card meanwhile", async () => {
+    const { order, payUrl } = await declinedRenewal("pay-link-debit");
+    // the test processor makes no bank debits: the order's debit on its way, as a SEPA retry records it
+    const [row] = await server.database.db.select({ organizationId: orderTable.organizationId }).from(orderTable).where(eq(orderTable.id, order.id));
+    await server.database.db.insert(payment).values({
+      organizationId: row?.organizationId ?? "", customerId: order.customerId, orderId: order.id, processor: "stripe", processorPaymentId: "pi_page_debit",
+      status: "pending", amount: order.totalAmount, currency: order.currency, method: "sepa_debit", declineReason: "processing",
+      declineMessage: "The payment is processing.", attempt: "retry",
+    });
+    const context = await browser.newContext({ locale: "en-US", timezoneId: "UTC" });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(payUrl);
+    await page.getByText("Your bank debit for this order is already on its way. There is nothing to pay now", { exact: false }).waitFor().catch(async (err: unknown) => {
+      throw new Error(`${String(err)}\n${await page.locator("body").innerText()}`);
+    });
+    expect(await page.getByRole("form").count()).toBe(0);
+    expect(await page.getByRole("button").count()).toBe(0);
+    await context.close();
+    expect((await seller.sdk.orders.get({ id: order.id })).status).toBe("pending");
   }, 90_000);
 });

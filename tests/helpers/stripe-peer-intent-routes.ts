@@ -76,8 +76,9 @@ export function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMetho
     route("POST", `${path}/:id/cancel`, `${what}_write`, (auth, req) => {
       const p = params(req);
       const intent = own(o.intents, auth, idOf(req), what);
-      // Stripe cancels an intent awaiting the customer or their money; a succeeded or canceled one stays as it is
-      if (intent.status === "succeeded" || intent.status === "canceled") throw unexpectedState(what, "cancel", intent.status);
+      // Stripe cancels an intent awaiting the customer or their money; a succeeded or canceled one stays as it is, and
+      // so does a bank debit processing (SEPA, ACH: the bank has it; only "rare cases" of processing cancel)
+      if (intent.status === "succeeded" || intent.status === "canceled" || intent.status === "processing") throw unexpectedState(what, "cancel", intent.status);
       intent.status = "canceled";
       Object.assign(intent, { canceled_at: Math.floor(Date.now() / 1000), cancellation_reason: str(p.cancellation_reason) ?? null });
       transfers.canceled(intent);

@@ -138,6 +138,8 @@ export interface CheckoutError {
   status: number;
   message: string;
   fields: Record<string, string>;
+  /** The server's machine code of the error (shared/customer-errors.ts), when it gave one. */
+  code?: string;
 }
 
 export type Result<T> = { ok: true; data: T } | { ok: false; error: CheckoutError };
@@ -155,7 +157,10 @@ interface Issue {
  */
 export function errorOf(status: number, body: unknown): CheckoutError {
   const b = (typeof body === "object" && body !== null ? body : {}) as { detail?: unknown; code?: unknown };
-  if (typeof b.detail === "string") return { status, message: serverMessage(b.detail, typeof b.code === "string" ? b.code : null), fields: {} };
+  if (typeof b.detail === "string") {
+    const code = typeof b.code === "string" ? b.code : null;
+    return { status, message: serverMessage(b.detail, code), fields: {}, ...(code ? { code } : {}) };
+  }
   if (Array.isArray(b.detail)) {
     const fields: Record<string, string> = {};
     const messages: string[] = [];

@@ -15,7 +15,7 @@ import type { OrderRow } from "../orders/wire.js";
 import * as payments from "../payments/service.js";
 import { noteProcessorError } from "../processor-connections/processor-errors.js";
 import type { DunningDeps } from "./collect.js";
-import { bankTransferUnavailable, notEligibleForRetry } from "./errors.js";
+import { bankTransferUnavailable, debitProcessing, notEligibleForRetry } from "./errors.js";
 
 type Deps = DunningDeps & { db: Db };
 
@@ -68,6 +68,8 @@ export async function payByBankTransfer(deps: Deps, row: OrderRow): Promise<Bank
   return withCallTurn(deps.db, () => deps.db.transaction(async (tx) => {
     const o = await lockOrderRow(tx, org, row.id);
     if (!o || o.status !== "pending" || owed(o) === 0) throw notEligibleForRetry();
+    // the debit cannot be canceled: money sent beside it would pay the order twice
+    if (await payments.processingDebitOfOrder(tx, org, o.id)) throw debitProcessing();
     const now = await orgNow(tx, org);
     let open = await payments.pendingTransferOfOrder(tx, org, o.id);
     let answer = await askProcessor(tx, processor, o, open?.processorPaymentId ?? null);

@@ -174,9 +174,9 @@ export async function attemptLocked(
     await giveUp(tx, deps, l, settings, now);
     return { kind: "ended" };
   }
-  // a debit of the order still on its way is not charged again beside it (its answer comes as an event)
-  const last = await payments.lastPaymentOfOrder(tx, d.organizationId, l.order.id);
-  if (payments.isProcessingPayment(last)) return { kind: "in_progress" };
+  // a debit of the order still on its way (the last payment or not: a transfer started beside it) is not charged
+  // again beside it (its answer comes as an event)
+  if (await payments.processingDebitOfOrder(tx, d.organizationId, l.order.id)) return { kind: "in_progress" };
   const amount = dueAmountOf(l.order);
   const outcome =
     amount > 0

@@ -13,11 +13,11 @@ import { orgNow } from "../clock.js";
 import { giveUp, later, requestPastDueEmail, settingsOf, settle, subscriptionWireOf, type DunningDeps, type Locked } from "./collect.js";
 import * as repo from "./repository.js";
 import { startDunning } from "./service.js";
-import { giveBackLateTransfer } from "./transfer-cancel.js";
+import { giveBackDuplicate } from "./duplicate.js";
 
 /**
- * What the payment's late outcome did: the order paid, the payment failed, a bank transfer for an order already paid
- * refunded (`given_back`), nothing (`null`: already handled, or still on its way).
+ * What the payment's late outcome did: the order paid, the payment failed, a payment (a transfer, a debit) for an order
+ * already paid refunded (`given_back`), nothing (`null`: already handled, or still on its way).
  */
 export type LateOutcome = "paid" | "failed" | "given_back" | "not_recorded" | null;
 
@@ -50,8 +50,9 @@ export async function settleLatePayment(
     const order = await lockOrderRow(tx, organizationId, ref.orderId);
     if (!sub || !order) return "not_recorded";
     const now = await orgNow(tx, organizationId);
-    // a bank transfer's money that arrived after the order was paid another way is given back, not counted twice
-    if (result.ok && PAID_STATUSES.has(order.status) && (await giveBackLateTransfer(tx, deps.processor, organizationId, order.id, ref.processorPaymentId, now))) return "given_back";
+    // money that arrived after the order was paid another way (a transfer, a debit that was processing, a payment
+    // authenticated late) is given back, never counted twice (duplicate.ts)
+    if (result.ok && PAID_STATUSES.has(order.status) && (await giveBackDuplicate(tx, deps.processor, organizationId, order.id, ref.processorPaymentId, now))) return "given_back";
     // the payment's own answer, once (payments' settlePendingCharge); then what it means for the subscription
     const charge = await payments.settlePendingCharge(tx, organizationId, order.id, ref.processorPaymentId, result, now);
     if (charge === "not_recorded") return "not_recorded";

@@ -1,14 +1,16 @@
 // "Mark paid": the seller received an unpaid order's money another way (a bank transfer to their own account, a
 // cheque) and records it — who and when on the order, nothing charged. The order is settled as a payment settles it
 // (collect.ts: order paid, its subscription active again, order.updated and order.paid sent); a dunning schedule
-// stops. Idempotent: an order already marked answers as it is; any other paid order is refused (it was paid).
+// stops. Idempotent: an order already marked answers as it is; any other paid order is refused (it was paid), and so
+// is an order whose bank debit is still processing (the processor cannot cancel it: the order would be paid twice).
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { enqueue } from "../../db/outbox.js";
 import type { MarkedPaidBy } from "../../db/schema/index.js";
 import { orgNow } from "../clock.js";
 import { notFound } from "../errors.js";
-import { notPending } from "./errors.js";
+import { debitProcessing, notPending } from "./errors.js";
+import { processingDebitOfOrder } from "../payments/service.js";
 import { findOrder, getOrder, lockOrderRow, settlePendingOrder, recordMarkedPaid } from "../orders/service.js";
 import { lockSubscription } from "../subscriptions/service.js";
 import { settle, type DunningDeps } from "./collect.js";
@@ -29,6 +31,8 @@ export async function markOrderPaid(deps: DunningDeps & { db: Db }, organization
     if (!order) throw notFound("Order not found");
     if (order.markedPaidAt) return getOrder(tx, organizationId, orderId);
     if (order.status !== "pending") throw notPending();
+    // its debit's answer is a payment already: the seller waits for it (a failed debit leaves the order to mark)
+    if (await processingDebitOfOrder(tx, organizationId, orderId)) throw debitProcessing();
     const now = await orgNow(tx, organizationId);
     await recordMarkedPaid(tx, organizationId, orderId, { ...by, note: input.note?.trim() || null }, now);
     if (d) await repo.updateDunning(tx, organizationId, orderId, { nextAttemptAt: null }, now);

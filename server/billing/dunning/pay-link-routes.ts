@@ -6,7 +6,7 @@ import { serverPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
 import { invalid, notFound, validationError } from "../errors.js";
 import { route, type V1App } from "../contract.js";
-import { bankTransferUnavailable, manualRetryLimitExceeded, notEligibleForRetry, paymentInProgress } from "./errors.js";
+import { bankTransferRefused, manualRetryLimitExceeded, notEligibleForRetry, payLinkBusy } from "./errors.js";
 import * as pay from "./pay-link.js";
 
 const PayInput = z.object({ confirmation_token_id: z.string().min(1).max(1024) });
@@ -39,6 +39,8 @@ const PayPage = z.object({
   processor: z.object({ processor: z.enum(["stripe", "test"]), publishable_key: z.string().nullable() }),
   /** A bank transfer to the seller's Stripe account (customer balance): offered for this order, and started already. */
   bank_transfer: z.object({ offered: z.boolean(), started: z.boolean() }),
+  /** A bank debit of the order is on its way: nothing to pay until the bank answers (no card, no transfer meanwhile). */
+  debit_processing: z.boolean(),
   payment: z.object({ status: z.string(), error: z.string().nullable(), decline_reason: z.string().nullable() }),
 });
 
@@ -84,11 +86,11 @@ export function payLinkRoutes(app: V1App, { db, config, secret }: BillingDeps): 
   });
   app.post("/pay/:token/confirm", route({
     ...open, operationId: "till:pay_links:confirm", body: PayInput,
-    responses: { 200: "CustomerOrderPaymentConfirmation", 404: notFound, 409: paymentInProgress, 422: notEligibleForRetry, 429: manualRetryLimitExceeded },
+    responses: { 200: "CustomerOrderPaymentConfirmation", 404: notFound, 409: payLinkBusy, 422: notEligibleForRetry, 429: manualRetryLimitExceeded },
   }), async (req) => pay.payByLink(deps, tokenOf(req), req.body));
   app.post("/pay/:token/bank-transfer", route({
     ...open, operationId: "till:pay_links:bank_transfer", emptyJsonBody: true,
-    responses: { 200: BankTransfer, 404: notFound, 409: bankTransferUnavailable, 422: notEligibleForRetry },
+    responses: { 200: BankTransfer, 404: notFound, 409: bankTransferRefused, 422: notEligibleForRetry },
   }), async (req) => pay.payLinkBankTransfer(deps, tokenOf(req)));
   app.get("/pay/:token/payment-status", route({
     ...open, operationId: "till:pay_links:payment_status", responses: { 200: "CustomerOrderPaymentStatus", 404: notFound },

@@ -1,7 +1,8 @@
 // The hosted pay page's side of an unpaid order (`/pay/<token>`, no sign-in): what the page shows, the test
 // processor's card tokenizer, and the payment itself — the portal's retry (confirmRetry) on the customer the order
 // belongs to, so a link's payment settles the order exactly as a dunning retry does. Paying an order already paid
-// charges nothing and answers that it is paid.
+// charges nothing and answers that it is paid; one whose bank debit is still processing is refused (409
+// DebitProcessing) until the bank answers.
 import type { Db } from "../../db/client.js";
 import { processorFor } from "../../payments/processor.js";
 import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
@@ -11,6 +12,7 @@ import { findOrder } from "../orders/service.js";
 import { readPayLinkToken } from "../pay-links.js";
 import * as payments from "../payments/service.js";
 import { offersBankTransfer, payByBankTransfer } from "./bank-transfer.js";
+import { debitProcessing } from "./errors.js";
 import type { DunningDeps } from "./collect.js";
 import { confirmRetry, paymentStatus, type ConfirmRetryInput } from "./service.js";
 
@@ -39,7 +41,9 @@ export async function payPage(deps: Deps, token: string) {
   const processor = await processorFor(deps.processor, deps.db, row.organizationId);
   const publishable = processor.id === "test" ? null : (processor.checkoutMetadata({ clientSecret: "", baseURL: deps.baseURL }).publishable_key ?? null);
   const payment = await paymentStatus(deps.db, row.organizationId, row.customerId, row.id);
-  const transfer = (await offersBankTransfer(deps, row)) ? { offered: true, started: (await payments.pendingTransferOfOrder(deps.db, row.organizationId, row.id)) !== undefined } : null;
+  // a bank debit on its way: the page says so and offers no other way to pay meanwhile
+  const debit = row.status === "pending" && (await payments.processingDebitOfOrder(deps.db, row.organizationId, row.id)) !== undefined;
+  const transfer = !debit && (await offersBankTransfer(deps, row)) ? { offered: true, started: (await payments.pendingTransferOfOrder(deps.db, row.organizationId, row.id)) !== undefined } : null;
   return {
     order: {
       id: row.id,
@@ -57,6 +61,7 @@ export async function payPage(deps: Deps, token: string) {
     organization: { name: org.name, avatar_url: org.avatar_url ?? null },
     processor: { processor: processor.id === "test" ? ("test" as const) : ("stripe" as const), publishable_key: publishable },
     bank_transfer: transfer ?? { offered: false, started: false },
+    debit_processing: debit,
     payment,
   };
 }
@@ -85,6 +90,8 @@ const PAID = { status: "succeeded", client_secret: null, error: null } as const;
 export async function payByLink(deps: Deps, token: string, input: ConfirmRetryInput) {
   const row = await orderOfToken(deps.db, token);
   if (isPaid(row.status)) return PAID;
+  // refused before the card is saved: the debit may still succeed, and then the card would pay the order twice
+  if (await payments.processingDebitOfOrder(deps.db, row.organizationId, row.id)) throw debitProcessing();
   try {
     return await confirmRetry(deps, row.organizationId, row.customerId, row.id, { confirmation_token_id: input.confirmation_token_id });
   } catch (err) {

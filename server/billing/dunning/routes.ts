@@ -10,7 +10,7 @@ import { MarkPaidInput, markOrderPaid } from "./mark-paid.js";
 import { route, type V1App } from "../contract.js";
 import { notFound, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
-import { manualRetryLimitExceeded, notEligibleForRetry, notPending, paymentInProgress } from "./errors.js";
+import { manualRetryLimitExceeded, markPaidRefused, notEligibleForRetry, paymentInProgress } from "./errors.js";
 
 export function dunningRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps = { db, processor: serverPaymentProcessor(config, secret), baseURL: config.baseURL };
@@ -22,7 +22,7 @@ export function dunningRoutes(app: V1App, { db, config, secret }: BillingDeps): 
   // till's own: the seller records money received outside the processor (who and when); safe to repeat
   app.post("/orders/:id/mark-paid", route({
     scope: "orders:write", operationId: "till:orders:mark_paid", body: MarkPaidInput, emptyJsonBody: true,
-    responses: { 200: "Order", 404: notFound, 409: notPending, 422: validationError },
+    responses: { 200: "Order", 404: notFound, 409: markPaidRefused, 422: validationError },
   }), async (req) => {
     const { organizationId, caller } = scopeOf(req);
     const by = caller.kind === "session" && caller.user

@@ -3,8 +3,8 @@
 // balance there instead of paying the order twice (docs/decisions.md, "A bank transfer of an order paid another way").
 // Done from the outbox — order.paid, in the fan-out's transaction — and again by the schedule's pass for an order the
 // processor could not be asked for (an outage, a lost answer) or that went void: the cancel is keyed by the payment,
-// so a retry after a crash is the processor's first answer again, never a second cancel. Money that won the race (the
-// intent succeeded before its cancel) is given back (giveBackLateTransfer, from late.ts).
+// so a retry after a crash is the processor's first answer again, never a second cancel; a cancel refused for good is
+// not asked again. Money that won the race (the intent succeeded before its cancel) is given back (duplicate.ts).
 import type { Db, Queryable } from "../../db/client.js";
 import type { OutboxSubscriber } from "../../db/outbox.js";
 import { processorErrorOf, processorFor, PAYMENT_CANCELED_CODE, type PaymentProcessor } from "../../payments/processor.js";
@@ -12,61 +12,54 @@ import type { ScheduledPass } from "../../tasks/claim.js";
 import { orgNow } from "../clock.js";
 import { lockOrderRow } from "../orders/service.js";
 import * as payments from "../payments/service.js";
+import { giveBackDuplicate } from "./duplicate.js";
 
 /** What the payment of a canceled transfer says (its decline message: the seller's payments list shows it). */
 const TRANSFER_CANCELED_MESSAGE = "The bank transfer was canceled: the order was paid another way.";
+/** What the payment of a transfer says whose cancel the processor refused for good (its code follows). */
+const CANCEL_REFUSED_MESSAGE = "Stripe refused to cancel the bank transfer of this order, paid another way: money the customer still sends is refunded";
 
 /**
- * What a cancel did: `canceled` (the payment recorded failed), `arrived` (the money came first: its event settles it),
- * `unanswered` (the processor could not be asked: left for the next pass), `none` (nothing open, or still owed).
+ * What a cancel did: `canceled` (the payment recorded failed), `given_back` (the money came first: refunded),
+ * `refused` (the processor will not cancel it: noted, not asked again), `unanswered` (the processor could not be
+ * asked: left for the next pass), `none` (nothing open, or still owed).
  */
-export type TransferCancel = "canceled" | "arrived" | "unanswered" | "none";
+export type TransferCancel = "canceled" | "given_back" | "refused" | "unanswered" | "none";
 
-/** Cancels the open transfer of an order no longer owed, under the order's lock (the transfer's event waits for it). */
+/**
+ * Cancels the open transfer of an order no longer owed, under the order's lock (the transfer's event waits for it).
+ * A passing failure (an outage, a lost answer) is asked again by the next pass, under the same key; a refusal that
+ * will not go away (a 400 or 404 with its code: an intent the account does not hold, a request it does not take) is
+ * not: the intent as the processor holds it decides, and an intent still open is noted and left pending, so that
+ * money that arrives for it is given back (late.ts).
+ */
 export async function cancelOpenTransfer(tx: Queryable, router: PaymentProcessor, organizationId: string, orderId: string): Promise<TransferCancel> {
   const order = await lockOrderRow(tx, organizationId, orderId);
   if (!order || order.status === "pending") return "none";
   const open = await payments.pendingTransferOfOrder(tx, organizationId, orderId);
-  if (!open?.processorPaymentId) return "none";
+  if (!open?.processorPaymentId || open.declineReason === payments.CANCEL_REFUSED_CODE) return "none";
+  const intentId = open.processorPaymentId;
   const processor = await processorFor(router, tx, organizationId);
   // another processor than the one that opened it (the seller disconnected Stripe) holds no such intent
   if (processor.id !== open.processor) return "unanswered";
-  const result = await processor.cancelBankTransfer({ intentId: open.processorPaymentId, idempotencyKey: `till-payment-${open.id}-cancel` });
-  if (processorErrorOf(result)) return "unanswered";
-  if (result.ok) return "arrived";
-  // still awaiting after a cancel is not an answer the processor gives: asked again by the next pass
-  if (result.next) return "unanswered";
-  const failed = { ok: false as const, code: PAYMENT_CANCELED_CODE, message: TRANSFER_CANCELED_MESSAGE };
-  await payments.settlePendingCharge(tx, organizationId, orderId, open.processorPaymentId, failed, await orgNow(tx, organizationId));
-  return "canceled";
-}
-
-/** What the payment of a transfer that arrived for an order already paid says: given back, not counted. */
-const TRANSFER_GIVEN_BACK_CODE = "duplicate";
-const GIVEN_BACK_MESSAGE = "The bank transfer arrived after the order was paid another way: it was refunded to the customer's cash balance.";
-
-/**
- * A transfer's money that arrived for an order already paid another way (it beat its cancel): refunded whole — for a
- * customer-balance payment the processor puts the money back in the customer's cash balance — and its payment
- * recorded failed with why, so the order is paid once. Keyed by the payment: the event handled again refunds once. A
- * refund the processor did not take is thrown (the event is tried again later). Null: not the order's open transfer.
- */
-export async function giveBackLateTransfer(tx: Queryable, router: PaymentProcessor, organizationId: string, orderId: string, processorPaymentId: string, now: Date): Promise<"given_back" | null> {
-  const open = await payments.pendingTransferOfOrder(tx, organizationId, orderId);
-  if (!open || open.processorPaymentId !== processorPaymentId) return null;
-  const processor = await processorFor(router, tx, organizationId);
-  const refund = await processor.refund({
-    refundId: `payment-${open.id}-duplicate`,
-    paymentId: processorPaymentId,
-    amount: open.amount,
-    currency: open.currency,
-    reason: "duplicate",
-    // no refund_id: the refund's events are not a refund of the order (processor-events/refunds.ts)
-    metadata: { order_id: orderId, payment_id: open.id },
-  });
-  if (!refund.ok) throw new Error(`the late transfer ${processorPaymentId} of order ${orderId} could not be refunded: ${refund.code}`);
-  await payments.settlePendingCharge(tx, organizationId, orderId, processorPaymentId, { ok: false, code: TRANSFER_GIVEN_BACK_CODE, message: GIVEN_BACK_MESSAGE }, now);
-  return "given_back";
+  let result = await processor.cancelBankTransfer({ intentId, idempotencyKey: `till-payment-${open.id}-cancel` });
+  const refused = processorErrorOf(result);
+  if (refused && (refused.transient || refused.answerLost)) return "unanswered";
+  // refused for good: asking again would be refused again; the intent is read as it is (a passing failure to read it
+  // is thrown: the next pass asks again)
+  if (refused) result = await processor.paymentOutcome(intentId);
+  const now = await orgNow(tx, organizationId);
+  // the money came first: given back now, whether its event came already or never comes
+  if (result.ok) return (await giveBackDuplicate(tx, router, organizationId, orderId, intentId, now)) ?? "none";
+  if (!result.next && !processorErrorOf(result)) {
+    const failed = refused ? result : { ok: false as const, code: PAYMENT_CANCELED_CODE, message: TRANSFER_CANCELED_MESSAGE };
+    await payments.settlePendingCharge(tx, organizationId, orderId, intentId, failed, now);
+    return "canceled";
+  }
+  // still awaiting after a cancel it took is not an answer the processor gives: asked again by the next pass
+  if (!refused) return "unanswered";
+  await payments.noteCancelRefused(tx, organizationId, intentId, `${CANCEL_REFUSED_MESSAGE} (${refused.code}).`, now);
+  return "refused";
 }
 
 interface OutboxRowView {

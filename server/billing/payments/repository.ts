@@ -283,18 +283,24 @@ export async function lastPaymentOfOrder(db: Queryable, organizationId: string, 
   return row;
 }
 
-/** The order's latest payment of `method` still pending (a bank transfer awaiting the customer's money), if any. */
-export async function pendingPaymentOfOrder(db: Queryable, organizationId: string, orderId: string, method: string): Promise<PaymentRow | undefined> {
+/**
+ * The order's latest payment still pending of `method` (a bank transfer awaiting the customer's money) or with the
+ * processor's `declineReason` (`processing`: a bank debit on its way), if any.
+ */
+export async function pendingPaymentOfOrder(db: Queryable, organizationId: string, orderId: string, match: { method: string } | { declineReason: string }): Promise<PaymentRow | undefined> {
+  const which = "method" in match ? eq(payment.method, match.method) : eq(payment.declineReason, match.declineReason);
   const [row] = await db
     .select()
     .from(payment)
-    .where(and(eq(payment.organizationId, organizationId), eq(payment.orderId, orderId), eq(payment.status, "pending"), eq(payment.method, method)))
+    .where(and(eq(payment.organizationId, organizationId), eq(payment.orderId, orderId), eq(payment.status, "pending"), which))
     .orderBy(desc(payment.createdAt), desc(payment.id))
     .limit(1);
   return row;
 }
 
-const awaitingTransfer = and(eq(payment.status, "pending"), eq(payment.method, "customer_balance"));
+/** A pending transfer whose cancel the processor refused for good (transfer-cancel.ts): not asked again. */
+export const CANCEL_REFUSED_CODE = "cancel_refused";
+const awaitingTransfer = and(eq(payment.status, "pending"), eq(payment.method, "customer_balance"), sql`${payment.declineReason} IS DISTINCT FROM ${CANCEL_REFUSED_CODE}`);
 
 /** Which of one organization's orders have a bank transfer awaiting the money (payment_pending_transfer_idx). */
 export async function ordersAwaitingTransfer(db: Queryable, organizationId: string, orderIds: string[]): Promise<string[]> {
@@ -334,13 +340,15 @@ export async function succeedPendingPayment(db: Queryable, organizationId: strin
 }
 
 /**
- * The payment the processor refused later (a bank debit that was processing): its pending row becomes failed; false
- * when there is none.
+ * The payment the processor refused later (a bank debit that was processing): its pending row becomes failed (or,
+ * `pending`, stays so with the reason noted); false when there is none pending.
  */
-export async function failPendingPayment(db: Queryable, organizationId: string, processorPaymentId: string, failure: { code: string; message: string }, now: Date): Promise<boolean> {
+export async function failPendingPayment(
+  db: Queryable, organizationId: string, processorPaymentId: string, failure: { code: string; message: string }, now: Date, status: "failed" | "pending" = "failed",
+): Promise<boolean> {
   const rows = await db
     .update(payment)
-    .set({ status: "failed", declineReason: failure.code, declineMessage: failure.message, modifiedAt: now })
+    .set({ status, declineReason: failure.code, declineMessage: failure.message, modifiedAt: now })
     .where(and(eq(payment.organizationId, organizationId), eq(payment.processorPaymentId, processorPaymentId), eq(payment.status, "pending")))
     .returning({ id: payment.id });
   return rows.length > 0;

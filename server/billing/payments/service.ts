@@ -259,7 +259,21 @@ export const insertPayments: typeof repo.insertPayments = (...args) => repo.inse
 /** The order's last payment (dunning). */
 export const lastPaymentOfOrder: typeof repo.lastPaymentOfOrder = (...args) => repo.lastPaymentOfOrder(...args);
 /** The order's bank transfer awaiting the customer's money (Stripe's customer_balance method), if any. */
-export const pendingTransferOfOrder = (db: Queryable, organizationId: string, orderId: string) => repo.pendingPaymentOfOrder(db, organizationId, orderId, "customer_balance");
+export const pendingTransferOfOrder = (db: Queryable, organizationId: string, orderId: string) => repo.pendingPaymentOfOrder(db, organizationId, orderId, { method: "customer_balance" });
+/**
+ * The order's bank debit still on its way (`processing` until the bank answers), if any: it cannot be canceled at the
+ * processor, so the order is paid no other way meanwhile.
+ */
+export const processingDebitOfOrder = (db: Queryable, organizationId: string, orderId: string) => repo.pendingPaymentOfOrder(db, organizationId, orderId, { declineReason: "processing" });
+/** A pending payment of the order by the processor's id (a late success of an order already paid: given back). */
+export async function pendingPaymentOf(db: Queryable, organizationId: string, orderId: string, processorPaymentId: string): Promise<repo.PaymentRow | undefined> {
+  const row = await repo.findByProcessorIds(db, organizationId, [processorPaymentId]);
+  return row?.orderId === orderId && row.status === "pending" ? row : undefined;
+}
+export const CANCEL_REFUSED_CODE = repo.CANCEL_REFUSED_CODE;
+/** A transfer whose cancel the processor refused for good: still pending (money that arrives is given back), noted. */
+export const noteCancelRefused = (db: Queryable, organizationId: string, processorPaymentId: string, message: string, now: Date) =>
+  repo.failPendingPayment(db, organizationId, processorPaymentId, { code: repo.CANCEL_REFUSED_CODE, message }, now, "pending");
 /** Which of one organization's orders have a bank transfer awaiting the money. */
 export const ordersAwaitingTransfer = (db: Queryable, organizationId: string, orderIds: string[]) => repo.ordersAwaitingTransfer(db, organizationId, orderIds);
 /** Orders no longer owed whose bank transfer still awaits the money (their intents to cancel), up to `limit`. */

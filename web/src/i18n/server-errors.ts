@@ -33,6 +33,7 @@ const BY_CODE: Record<CustomerErrorCode, MessageId> = {
   already_canceled: "server.alreadyCancelled",
   subscription_busy: "server.busy",
   payment_in_progress: "server.paymentInProgress",
+  debit_processing: "server.debitProcessing",
   payment_method_in_use: "server.cardInUse",
   seats_inactive: "server.seatsInactive",
   member_exists: "server.memberExists",

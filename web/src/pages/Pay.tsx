@@ -84,6 +84,15 @@ function PayOrder({ token, data, onPaid }: { token: string; data: PayPageData; o
       </>
     );
   }
+  if (data.debit_processing) {
+    // the bank answers a debit within days and it cannot be stopped: another payment now would pay the order twice
+    return (
+      <>
+        {facts}
+        <Status tone="info">{t("server.debitProcessing")}</Status>
+      </>
+    );
+  }
   return (
     <>
       <p className="lead">
@@ -124,6 +133,8 @@ function PayForm({ token, data, amount, onPaid }: { token: string; data: PayPage
     setBusy(false);
     if (!r.ok) {
       setErrors(r.error.fields);
+      // a debit started meanwhile (a renewal, a retry): the buyer is told in their words, not as a failure
+      if (r.error.code === "debit_processing") return say({ tone: "info", text: t("server.debitProcessing") });
       return say({ tone: "error", text: r.error.message });
     }
     if (r.data.status === "pending") return say({ tone: "info", text: t("pay.bankConfirmed") });

@@ -61,7 +61,8 @@ export function BankTransfer({ token, started, onPaid }: { token: string; starte
     setBusy(true);
     const r = await payApi.bankTransfer(token);
     setBusy(false);
-    if (!r.ok) return setError(r.error.message);
+    // a debit of the order started meanwhile: said in the buyer's words
+    if (!r.ok) return setError(r.error.code === "debit_processing" ? t("server.debitProcessing") : r.error.message);
     setError(null);
     setAnswer(r.data);
   }

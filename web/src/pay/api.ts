@@ -20,6 +20,8 @@ export interface PayPageData {
   processor: { processor: "stripe" | "test"; publishable_key: string | null };
   /** A bank transfer to the seller's Stripe account: offered for this order, and started already. */
   bank_transfer: { offered: boolean; started: boolean };
+  /** A bank debit of the order is on its way: nothing to pay until the bank answers. */
+  debit_processing: boolean;
   payment: { status: string; error: string | null; decline_reason: string | null };
 }
 
