@@ -32,7 +32,7 @@ async function advance(by: string): Promise<void> {
   if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-/** A trial bought with a SEPA account; its first renewal charged off-session: the debit processing, the order pending. */
+/** A trial bought with a SEPA account; its first renewal charged off-session: the debit processing, order pending. */
 async function renewalProcessing(tag: string) {
   const product = await createProduct(seller, "trial", pricedForBank("trial", STRIPE_BANK_ACCOUNTS.sepaSucceeds));
   const checkout = await s.sdk.checkouts.create({ products: [product.id] });

@@ -198,7 +198,10 @@ describe("subscriptions", () => {
 
   it("trial, invoices sent, collection paused, items read past the first page", () => {
     const s = mapSubscription(
-      subscription({ status: "trialing", trial_start: T0, trial_end: T0 + 14 * 86400, collection_method: "send_invoice", days_until_due: 15, pause_collection: { behavior: "void", resumes_at: null } }),
+      subscription({
+        status: "trialing", trial_start: T0, trial_end: T0 + 14 * 86400, collection_method: "send_invoice", days_until_due: 15,
+        pause_collection: { behavior: "void", resumes_at: null },
+      }),
       [item("si_9", price({ id: "price_9" }), { quantity: 1, start: T0, end: T0 + 14 * 86400 })],
     );
     expect(s).toMatchObject({ status: "trialing", trialStart: at(T0), trialEnd: at(T0 + 14 * 86400), collection: "send_invoice", daysUntilDue: 15, paused: true });

@@ -39,7 +39,7 @@ const PayPage = z.object({
   processor: z.object({ processor: z.enum(["stripe", "test"]), publishable_key: z.string().nullable() }),
   /** A bank transfer to the seller's Stripe account (customer balance): offered for this order, and started already. */
   bank_transfer: z.object({ offered: z.boolean(), started: z.boolean() }),
-  /** A bank debit of the order is on its way: nothing to pay until the bank answers (no card, no transfer meanwhile). */
+  /** A bank debit of the order is on its way: nothing to pay until the bank answers (no card, no transfer then). */
   debit_processing: z.boolean(),
   payment: z.object({ status: z.string(), error: z.string().nullable(), decline_reason: z.string().nullable() }),
 });

@@ -81,7 +81,7 @@ export const payment = pgTable(
     // (0068) the processor's id (its events, a late bank answer), and the few charges still processing, by customer
     index("payment_processor_payment_idx").on(t.organizationId, t.processorPaymentId).where(sql`${t.processorPaymentId} IS NOT NULL`),
     index("payment_processing_idx").on(t.organizationId, t.customerId).where(sql`${t.status} = 'pending' AND ${t.declineReason} = 'processing'`),
-    // bank transfers still awaiting the money: the few an order paid another way has its intent canceled of (migration 0092)
+    // bank transfers still awaiting the money: an order paid another way has their intents canceled (migration 0092)
     index("payment_pending_transfer_idx").on(t.organizationId, t.orderId).where(sql`${t.status} = 'pending' AND ${t.method} = 'customer_balance'`),
   ],
 );
