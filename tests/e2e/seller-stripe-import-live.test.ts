@@ -77,7 +77,7 @@ describe("Import from Stripe, live", () => {
 
     await startRun(page, "Start a dry run");
     await settledAs(page, /planned \(dry run/);
-    await page.getByRole("heading", { name: "Import of acct_1SellerImportLive (live mode)" }).waitFor();
+    await page.getByRole("heading", { name: "Dry run of acct_1SellerImportLive (live mode)" }).waitFor();
     expect((await seller.sdk.products.list({ query: "Pro live" })).result.items).toEqual([]);
     await page.getByRole("button", { name: "Import", exact: true }).click();
     await page.getByText("1 subscription(s) handed over").waitFor();
