@@ -1,10 +1,11 @@
 // The seller app's subscription, order and settings pages in the sandbox, where the other files prove them live:
 // a sandbox subscription's plan changed as previewed (the order billed read back through the SDK, its billing reason
 // said in a seller's words on its page), then part of that order refunded and listed in the refunds view with its
-// reason and status in a seller's words; an add-on added to a plan that offers it; a seat-based subscription's
-// seats raised now, fewer scheduled, the scheduled change dropped; the team (the live organization's, whichever side
-// is shown) inviting from the sandbox side; the status page saying a sandbox sells from the start; a settings form
-// saved on the sandbox twin. One page visit per action at a desktop's width; read back through the API.
+// reason and status in a seller's words; an add-on offered from the product's editor, then added to the plan that
+// offers it; a seat-based subscription's seats raised now, fewer scheduled, the scheduled change dropped; the team
+// (the live organization's, whichever side is shown) inviting from the sandbox side; the status page saying a
+// sandbox sells from the start; a settings form saved on the sandbox twin. One page visit per action at a desktop's
+// width; read back through the API.
 import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import type { Locator, Page } from "playwright-core";
@@ -47,8 +48,6 @@ beforeAll(async () => {
     sandbox.products.create({ name, recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }] });
   const [starter, team, storage] = [await monthly("Starter", 1000), await monthly("Team", 4000), await monthly("Storage", 500)];
   [ids.starter, ids.team, ids.storage] = [starter.id, team.id, storage.id];
-  const offered = await sandboxApi("PATCH", `/v1/products/${team.id}`, { add_on_ids: [storage.id] });
-  expect(offered.status, JSON.stringify(offered.body)).toBe(200);
   const seats = await sandbox.products.create({
     name: "Seats plan",
     recurringInterval: "month",
@@ -106,6 +105,24 @@ describe("the seller app's subscriptions, orders and settings in the sandbox", (
     await checkPage(page, "sandbox-refunds");
     expect(pages.problems).toEqual([]);
   }, 180_000);
+
+  it("the product editor offers an add-on, read back through the API", async () => {
+    const page = await pages.open(1280);
+    await page.goto(`/products/${ids.team}/edit?mode=sandbox`);
+    await page.getByRole("heading", { level: 1, name: "Edit Team" }).waitFor();
+    const section = page.getByRole("region", { name: "Add-ons" });
+    const select = section.getByLabel("Add-on to offer", { exact: true });
+    await select.locator(`option[value="${ids.storage}"]`).waitFor({ state: "attached" });
+    await select.selectOption(ids.storage);
+    await section.getByRole("button", { name: "Offer this add-on" }).click();
+    await page.getByRole("list", { name: "Add-ons offered" }).getByText("Storage ($5.00 / month)").waitFor();
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await toast(page, "Saved Team.");
+    await page.getByTestId("add-ons").getByRole("link", { name: "Storage ($5.00 / month)" }).waitFor();
+    await checkPage(page, "sandbox-product-add-ons");
+    expect((await sandboxApi("GET", `/v1/products/${ids.team}`)).body.add_on_ids).toEqual([ids.storage]);
+    expect(pages.problems).toEqual([]);
+  }, 120_000);
 
   it("an add-on added to the plan that offers it, billed as previewed", async () => {
     const page = await pages.open(1280);

@@ -29,7 +29,8 @@ export interface SeededBusiness {
   coupon: Stripe.Coupon;
 }
 
-async function customerWithCard(stripe: Stripe, email: string | null, extra: Stripe.CustomerCreateParams = {}): Promise<Stripe.Customer> {
+/** A customer (named after `email`, or Nameless) whose default payment method is a Visa card. */
+export async function customerWithCard(stripe: Stripe, email: string | null, extra: Stripe.CustomerCreateParams = {}): Promise<Stripe.Customer> {
   const customer = await stripe.customers.create({ ...(email ? { email } : {}), name: email ? email.split("@")[0] : "Nameless", ...extra });
   const pm = await stripe.paymentMethods.attach("pm_card_visa", { customer: customer.id });
   return stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: pm.id } });
