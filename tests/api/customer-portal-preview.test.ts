@@ -76,6 +76,16 @@ describe("the portal's preview of a change", () => {
     expect(preview.subscription).not.toHaveProperty("metadata");
     expect(await ordersCount(sub.id)).toBe(before);
     expect((await s.sdk.subscriptions.get({ id: sub.id })).productId).toBe(small.id);
+    // in the language the portal page speaks (here the browser's), as the invoice says it; the same amounts
+    const german = await fetch(`${fx.server.url}/v1/customer-portal/subscriptions/${sub.id}/preview`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "accept-language": "de-DE,de;q=0.9,en;q=0.5" },
+      body: JSON.stringify({ product_id: large.id }),
+    });
+    const inGerman = (await german.json()) as Preview;
+    expect(preview.order?.items.map((i) => i.label)).toEqual([expect.stringMatching(/^Unused time on Small/), expect.stringMatching(/^Remaining time on Large/)]);
+    expect(inGerman.order?.items.map((i) => i.label)).toEqual(["Nicht genutzte Zeit für Small", "Verbleibende Zeit für Large"]);
+    expect(inGerman.order?.items.map((i) => i.amount)).toEqual(preview.order?.items.map((i) => i.amount));
 
     const changed = await portal(token, "PATCH", `/subscriptions/${sub.id}`, { product_id: large.id, proration_date: preview.proration_date });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);

@@ -319,7 +319,7 @@ function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: Po
     responses: { 200: PortalPreviewWire, 403: alreadyCanceled, 404: notFound, 409: subscriptionLocked, 422: validationError },
   }), async (req) => {
     const id = pathId(req);
-    return service.previewMySubscription(deps, me(req), id, parseSubscriptionUpdate(req.body));
+    return service.previewMySubscription(deps, me(req), id, parseSubscriptionUpdate(req.body), req.headers["accept-language"]);
   });
   // DELETE cancels at the end of the period, as Polar's customer portal does
   app.delete("/customer-portal/subscriptions/:id", route({

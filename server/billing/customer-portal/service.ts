@@ -27,6 +27,9 @@ import { getSubscription, listSubscriptions } from "../subscriptions/service.js"
 import type { SubscriptionUpdate } from "../subscriptions/change.js";
 import type { SubscriptionWire } from "../subscriptions/wire.js";
 import type { PortalCaller } from "../customer-sessions/service.js";
+import type { SayLine } from "../renewal/upcoming.js";
+import { DEFAULT_LOCALE, resolveLocale } from "../../../shared/i18n/locales.js";
+import { lineFromFacts } from "../../i18n/lines/text.js";
 import {
   activeFilesOf, availableAddOns, toCustomerBenefitGrantWire, toCustomerOrganizationWire, toCustomerProductWire, toCustomerOrderWire,
   toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire,
@@ -159,12 +162,19 @@ async function mayChange(deps: PortalDeps, p: PortalCaller, id: string, update: 
 
 /**
  * What the customer's change would bill (the seller's preview, subscription-changes/preview.ts), written nowhere:
- * the same checks as the change itself, and the subscription as the change leaves it in the customer's wire.
+ * the same checks as the change itself, and the subscription as the change leaves it in the customer's wire. Its
+ * lines in the language the portal page speaks (the customer's, else the browser's, else the seller's default), as
+ * the invoice and the emails say them; English keeps the stored labels.
  */
-export async function previewMySubscription(deps: PortalDeps, p: PortalCaller, id: string, update: SubscriptionUpdate) {
+export async function previewMySubscription(deps: PortalDeps, p: PortalCaller, id: string, update: SubscriptionUpdate, acceptLanguage?: string) {
   const organization = await mayChange(deps, p, id, update);
   if (!deps.processor) throw new Error("previewMySubscription: the portal runs without a payment processor");
-  const preview = await previewSubscriptionUpdate(deps.db, { processor: deps.processor, baseURL: deps.baseURL }, p.organizationId, id, update);
+  const locale = resolveLocale({ customer: p.customer.locale, acceptLanguage: acceptLanguage ?? null, organization: organization.default_locale ?? null });
+  const say: SayLine | undefined = locale === DEFAULT_LOCALE
+    ? undefined
+    : (i, currency) => lineFromFacts(locale, { usage: i.usage, proration: i.prorationFacts, walletCredit: i.walletCredit }, currency);
+  const deps2 = { processor: deps.processor, baseURL: deps.baseURL };
+  const preview = await previewSubscriptionUpdate(deps.db, deps2, p.organizationId, id, update, say);
   return { ...preview, subscription: await customerSubscription(deps, p.organizationId, preview.subscription, organization) };
 }
 

@@ -43,7 +43,13 @@ export interface DraftOrderWire {
   }>;
 }
 
-export function draftWire(row: OrderRow, items: OrderItemRow[], settlement: Settlement): DraftOrderWire {
+/**
+ * A line said in a reader's language from the facts kept beside its English label (server/i18n/lines); null keeps
+ * the label. Left out, lines say their stored English labels (the API's).
+ */
+export type SayLine = (facts: Pick<OrderItemRow, "usage" | "prorationFacts" | "walletCredit">, currency: string) => string | null;
+
+export function draftWire(row: OrderRow, items: OrderItemRow[], settlement: Settlement, say?: SayLine): DraftOrderWire {
   return {
     billing_reason: row.billingReason,
     currency: row.currency,
@@ -55,7 +61,7 @@ export function draftWire(row: OrderRow, items: OrderItemRow[], settlement: Sett
     applied_balance_amount: settlement.applied,
     due_amount: settlement.due,
     items: items.map((i) => ({
-      label: i.label,
+      label: say?.(i, row.currency) ?? i.label,
       amount: i.amount,
       tax_amount: i.taxAmount,
       proration: i.proration,
@@ -97,6 +103,7 @@ export async function upcomingRenewal(
   left: ChangeLeft = { carried: [], balanceMoved: 0 },
   /** The row's embeds, when the caller read them already (a preview, for the subscription's wire too). */
   preloaded?: Embeds,
+  say?: SayLine,
 ): Promise<UpcomingWire | null> {
   if (current.endedAt || current.cancelAtPeriodEnd || (current.status !== "active" && current.status !== "trialing")) return null;
   const newStart = current.currentPeriodEnd;
@@ -120,7 +127,7 @@ export async function upcomingRenewal(
     renews_at: newStart.toISOString(),
     period_start: newStart.toISOString(),
     period_end: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount).toISOString(),
-    ...draftWire(planned.row, planned.items, settlement),
+    ...draftWire(planned.row, planned.items, settlement, say),
   };
 }
 

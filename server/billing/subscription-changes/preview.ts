@@ -16,7 +16,7 @@ import { subscriptionMeters } from "../subscriptions/usage.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { previewProration } from "../renewal/proration.js";
 import { embeds } from "../renewal/renewal.js";
-import { draftWire, inRolledBack, upcomingRenewal, type DraftOrderWire, type UpcomingWire } from "../renewal/upcoming.js";
+import { draftWire, inRolledBack, upcomingRenewal, type DraftOrderWire, type SayLine, type UpcomingWire } from "../renewal/upcoming.js";
 import { decideUpdate } from "./lifecycle.js";
 
 export interface SubscriptionPreviewWire {
@@ -38,7 +38,15 @@ export interface SubscriptionPreviewWire {
 
 type Deps = { processor: PaymentProcessor; baseURL: string };
 
-export async function previewSubscriptionUpdate(db: Db, deps: Deps, organizationId: string, id: string, update: SubscriptionUpdate): Promise<SubscriptionPreviewWire> {
+/** `say`: the lines in a reader's language (the portal's customer); left out, their English labels. */
+export async function previewSubscriptionUpdate(
+  db: Db,
+  deps: Deps,
+  organizationId: string,
+  id: string,
+  update: SubscriptionUpdate,
+  say?: SayLine,
+): Promise<SubscriptionPreviewWire> {
   const [current, now] = await Promise.all([findSubscription(db, organizationId, id), orgNow(db, organizationId)]);
   if (!current) throw notFound("Subscription not found");
   const decided = await decideUpdate(organizationId, update, deps.baseURL)(db, current, now, true);
@@ -53,7 +61,7 @@ export async function previewSubscriptionUpdate(db: Db, deps: Deps, organization
     const [meters, addOns, next] = await Promise.all([
       subscriptionMeters(q, organizationId, [{ row, customer: e.customer, prices: e.prices }]),
       loadAddOnEmbeds(q, organizationId, [row], deps.baseURL),
-      upcomingRenewal(q, deps, row, now, left, e),
+      upcomingRenewal(q, deps, row, now, left, e, say),
     ]);
     const wire = subscriptionWire(row, { ...e, meters: meters[0], addOns });
     return {
@@ -61,8 +69,11 @@ export async function previewSubscriptionUpdate(db: Db, deps: Deps, organization
       proration_behavior: plan?.behavior ?? (decided?.patch.pendingUpdate ? "next_period" : null),
       changes: decided !== null,
       subscription: wire,
-      order: invoiced ? draftWire(invoiced.row, invoiced.items, invoiced.settlement) : null,
-      carried_forward: prorated.carried.map((l) => ({ label: l.label, amount: l.amount })),
+      order: invoiced ? draftWire(invoiced.row, invoiced.items, invoiced.settlement, say) : null,
+      carried_forward: prorated.carried.map((l) => ({
+        label: say?.({ usage: null, prorationFacts: l.facts, walletCredit: null }, row.currency) ?? l.label,
+        amount: l.amount,
+      })),
       next_renewal: next,
     };
   };
