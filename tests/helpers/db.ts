@@ -1,6 +1,6 @@
 // A fresh database per test server: a new PostgreSQL database when DATABASE_URL is set, else in-memory PGlite.
 import { createHash, randomUUID } from "node:crypto";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -94,6 +94,8 @@ function migratedDump(): Promise<Blob> {
     const partial = `${file}.${process.pid}`;
     writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
     renameSync(partial, file);
+    // earlier migrations' dumps (46 MB each) are of no more use
+    for (const f of readdirSync(path.dirname(file))) if (/^pglite-migrated-[0-9a-f]{16}\.tar$/.test(f) && f !== path.basename(file)) rmSync(path.join(path.dirname(file), f), { force: true });
     return blob;
   })();
   return dump;
