@@ -24,9 +24,12 @@ export const SERVER_ENTRY = path.join(SERVER_OUT, "main.js");
 /** Files and folders the bundle reads relative to itself: each must exist from dist/server/. */
 const RUNTIME_PATHS = ["migrations/meta/_journal.json", "../../web/src/styles.css"];
 
-/** Builds into a temporary folder and swaps it in: a running server never sees half a build. */
-export async function buildServer() {
-  const tmp = path.join(ROOT, "dist", `.server-${process.pid}`);
+/**
+ * Builds into a temporary folder and swaps it in: a running server never sees half a build. `out`: the folder, two
+ * levels below the root as dist/server is (the tests' own copy: tests/helpers/server-bundle.ts).
+ */
+export async function buildServer(out = SERVER_OUT) {
+  const tmp = path.join(path.dirname(out), `.server-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: ROOT,
@@ -55,12 +58,13 @@ export async function buildServer() {
   for (const rel of RUNTIME_PATHS) {
     if (!existsSync(path.join(tmp, rel))) throw new Error(`the bundle would not find ${rel} (from dist/server/)`);
   }
-  mkdirSync(path.dirname(SERVER_OUT), { recursive: true });
-  const old = `${SERVER_OUT}.old-${process.pid}`;
-  if (existsSync(SERVER_OUT)) renameSync(SERVER_OUT, old);
-  renameSync(tmp, SERVER_OUT);
+  mkdirSync(path.dirname(out), { recursive: true });
+  const old = `${out}.old-${process.pid}`;
+  if (existsSync(out)) renameSync(out, old);
+  renameSync(tmp, out);
   rmSync(old, { recursive: true, force: true });
-  return { entry: SERVER_ENTRY, bytes: statSync(SERVER_ENTRY).size, inputs: Object.keys(inputs).length };
+  const entry = path.join(out, "main.js");
+  return { entry, bytes: statSync(entry).size, inputs: Object.keys(inputs).length };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -13,7 +13,7 @@ import { isDatabaseUnavailable, sendDatabaseUnavailable } from "./db/unavailable
 import { isAbortedBody, sendAbortedBody } from "./http/aborted-body.js";
 import type { Mailer } from "./mail/mailer.js";
 import { devMailPlugin } from "./mail/dev-mailbox.js";
-import { createAuth, type Auth } from "./auth/index.js";
+import { createAuth, type Auth, type PasswordHashing } from "./auth/index.js";
 import { authPlugin } from "./auth/plugin.js";
 import { createCallerResolver, type CallerResolver } from "./auth/caller.js";
 import { referencePlugin } from "./openapi/reference.js";
@@ -41,6 +41,8 @@ export interface AppDeps {
   logger?: boolean;
   /** Where the log goes instead of stdout (tests read it). */
   logStream?: NodeJS.WritableStream;
+  /** A cheaper password hash for the tests' in-process servers; main.ts passes none (better-auth's scrypt). */
+  passwordHashing?: PasswordHashing;
 }
 
 export interface App {
@@ -83,7 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // the billing tables' secrets are sealed with it; rows still in clear are sealed before any request is served
   useServerSecret(secret);
   await sealLeftoverSecrets(database.db, secret);
-  const auth = createAuth({ config, db: database.db, mailer, secret });
+  const auth = createAuth({ config, db: database.db, mailer, secret, passwordHashing: deps.passwordHashing });
   const callers = createCallerResolver(database.db);
   const app = Fastify({
     // request URLs can carry credentials (portal links, signed downloads, reset tokens): logged redacted

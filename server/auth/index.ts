@@ -43,11 +43,19 @@ const API_KEY_SIDES = { live: [LIVE_API_KEY_PREFIX, API_KEY_PREFIX], sandbox: [S
 /** Set by the Fastify mount from the connection (or a trusted proxy); better-auth rate-limits on it. */
 export const CLIENT_IP_HEADER = "x-till-client-ip";
 
+/** How passwords are hashed and checked: better-auth's scrypt (N=16384, r=16) unless one is given. */
+export interface PasswordHashing {
+  hash(password: string): Promise<string>;
+  verify(data: { hash: string; password: string }): Promise<boolean>;
+}
+
 export interface AuthDeps {
   config: Config;
   db: Db;
   mailer: Mailer;
   secret: string;
+  /** The in-process test servers' cheaper hash (tests/helpers/password-hashing.ts); main.ts never passes one. */
+  passwordHashing?: PasswordHashing;
 }
 
 // The OAuth device flow (RFC 8628). The default type argument is written out: left to inference, TypeScript spent
@@ -113,7 +121,7 @@ function oidcSignIn(config: Config) {
   ];
 }
 
-export function createAuth({ config, db, mailer, secret }: AuthDeps) {
+export function createAuth({ config, db, mailer, secret, passwordHashing }: AuthDeps) {
   const send = (m: Parameters<Mailer["send"]>[0]) => mailer.send(m);
   const limits = rateLimitStore(db);
   return betterAuth({
@@ -153,6 +161,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       resetPasswordTokenExpiresIn: 3600,
       revokeSessionsOnPasswordReset: config.revokeSessionsOnPasswordReset,
       sendResetPassword: async ({ user, url }) => send(resetPasswordMail(user.email, url)),
+      ...(passwordHashing ? { password: { hash: passwordHashing.hash, verify: passwordHashing.verify } } : {}),
     },
     emailVerification: {
       sendOnSignUp: true,

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.js";
 import { unsafeInProduction } from "../../server/production-checks.js";
 import { freePort } from "../helpers/ports.js";
+import { serverArgs } from "../helpers/server-bundle.js";
 import { stoppedAfterEach } from "../helpers/till-process.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -26,11 +27,11 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-/** `node server/main.ts` with only `env` on top of a clean environment (no NODE_ENV, SMTP_URL… of the runner's). */
+/** The server's process (server-bundle.ts) with only `env` on top of a clean environment (no NODE_ENV, SMTP_URL… of the runner's). */
 function run(env: Record<string, string>): Run {
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of Object.keys(base)) if (name.startsWith("TILL_") || ["NODE_ENV", "HOST", "PORT", "SMTP_URL", "DATABASE_URL"].includes(name)) delete base[name];
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, serverArgs(), {
     cwd: ROOT,
     env: { ...base, TILL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "till-prod-")), ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -12,6 +12,7 @@ import { startupBanner } from "../../server/banner.js";
 import { loadConfig } from "../../server/config.js";
 import { formatLine } from "../../server/http/request-log.js";
 import { freePort } from "../helpers/ports.js";
+import { serverArgs } from "../helpers/server-bundle.js";
 import { stoppedAfterEach } from "../helpers/till-process.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -31,12 +32,16 @@ const running = stoppedAfterEach();
  */
 const START_TIMEOUT_MS = 240_000;
 
-/** `node server/main.ts` with the environment a fresh machine has, plus `env` (TILL_DATA_DIR: a new directory). */
+/**
+ * `node server/main.ts` with the environment a fresh machine has, plus `env` (TILL_DATA_DIR: a new directory):
+ * through tsx as `npm start` runs it, or with NODE_ENV=production from the bundle, as production runs (its build).
+ */
 async function start(env: Record<string, string>): Promise<Running> {
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of ["NODE_ENV", "HOST", "TILL_LOG_FORMAT", "SMTP_URL", "DATABASE_URL", "TILL_BASE_URL", "PORT", "TILL_LOG_LEVEL", "TILL_TEST_PAYMENTS"]) delete base[name];
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const args = env.NODE_ENV === "production" ? serverArgs() : ["--import", "tsx", "server/main.ts"];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...base, PORT: String(port), TILL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "till-start-")), ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createProduct } from "../helpers/checkout.js";
 import { freePort } from "../helpers/ports.js";
 import { createSeller, sdkFor } from "../helpers/seller.js";
+import { serverArgs } from "../helpers/server-bundle.js";
 import { spawnTill, tempConfigDir } from "./till.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -33,7 +34,7 @@ async function startServer(dataDir: string): Promise<Server> {
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of Object.keys(base)) if (name.startsWith("TILL_") || ["NODE_ENV", "HOST", "PORT", "SMTP_URL", "DATABASE_URL"].includes(name)) delete base[name];
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, serverArgs(), {
     cwd: ROOT,
     env: { ...base, PORT: String(port), TILL_BASE_URL: `http://127.0.0.1:${port}`, TILL_DATA_DIR: dataDir, TILL_RATE_LIMIT: "false" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,8 +1,9 @@
 // A fresh database per test server: a new PostgreSQL database when DATABASE_URL is set, else in-memory PGlite.
 import { createHash, randomUUID } from "node:crypto";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
@@ -10,6 +11,14 @@ import postgres from "postgres";
 import { migrationsFolder, openDatabase, type Database, type Db, type Tx } from "../../server/db/client.js";
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** Today's migrations (their SQL and journal), into `hash`. */
+function hashMigrations(hash: ReturnType<typeof createHash>) {
+  for (const f of readdirSync(migrationsFolder).sort()) if (f.endsWith(".sql")) hash.update(f).update(readFileSync(path.join(migrationsFolder, f)));
+  return hash.update(readFileSync(path.join(migrationsFolder, "meta", "_journal.json")));
+}
 
 /** What `look` finds in a transaction that is then rolled back (a statement's effect, seen and undone). */
 export async function rolledBack<T>(db: Db, look: (tx: Tx) => Promise<T>): Promise<T> {
@@ -41,9 +50,7 @@ const urlOf = (base: string, name: string) => {
  * `.ci/run` drops the `till_tpl_` databases of earlier runs with its other leftovers.
  */
 async function migratedTemplate(admin: postgres.Sql, base: string): Promise<string> {
-  const hash = createHash("sha256").update(new Date().toISOString().slice(0, 10));
-  for (const f of readdirSync(migrationsFolder).sort()) if (f.endsWith(".sql")) hash.update(f).update(readFileSync(path.join(migrationsFolder, f)));
-  hash.update(readFileSync(path.join(migrationsFolder, "meta", "_journal.json")));
+  const hash = hashMigrations(createHash("sha256").update(new Date().toISOString().slice(0, 10)));
   const name = `till_tpl_${hash.digest("hex").slice(0, 16)}`;
   const exists = async () => (await admin`SELECT 1 FROM pg_database WHERE datname = ${name}`).length > 0;
   if (await exists()) return name;
@@ -64,16 +71,31 @@ async function migratedTemplate(admin: postgres.Sql, base: string): Promise<stri
 
 let dump: Promise<Blob> | undefined;
 /**
- * PGlite's counterpart of `migratedTemplate`: an in-memory database migrated once per test process, dumped
- * (`dumpDataDir`, uncompressed) and loaded by each test server's PGlite instead of running initdb and every
- * migration in WebAssembly again (measured: 7.4 s for a fresh migrated instance on a busy machine).
+ * PGlite's counterpart of `migratedTemplate`: an in-memory database migrated once, dumped (`dumpDataDir`,
+ * uncompressed) and loaded by each test server's PGlite instead of running initdb and every migration in
+ * WebAssembly again (measured: 7.4 s for a fresh migrated instance on a busy machine). The dump is kept in .tmp/,
+ * named by PGlite's version and the migrations' hash, so the other test processes and runs (CI's smoke runs on
+ * three Node lines) load it too; written under a temporary name and renamed, so no process reads half of one.
  */
 function migratedDump(): Promise<Blob> {
   dump ??= (async () => {
+    const version = readFileSync(path.join(ROOT, "node_modules", "@electric-sql", "pglite", "package.json"));
+    const file = path.join(ROOT, ".tmp", `pglite-migrated-${hashMigrations(createHash("sha256").update(version)).digest("hex").slice(0, 16)}.tar`);
+    try {
+      return new Blob([readFileSync(file)], { type: "application/x-tar" });
+    } catch {
+      // none yet: made below
+    }
     const client = new PGlite();
     await migrate(drizzle(client), { migrationsFolder });
     const blob = await client.dumpDataDir("none");
     await client.close();
+    mkdirSync(path.dirname(file), { recursive: true });
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
+    renameSync(partial, file);
+    // earlier migrations' dumps (46 MB each) are of no more use
+    for (const f of readdirSync(path.dirname(file))) if (/^pglite-migrated-[0-9a-f]{16}\.tar$/.test(f) && f !== path.basename(file)) rmSync(path.join(path.dirname(file), f), { force: true });
     return blob;
   })();
   return dump;

@@ -8,6 +8,7 @@ import { createMailer } from "../../server/mail/mailer.js";
 import type { Database } from "../../server/db/client.js";
 import { freshDatabase } from "./db.js";
 import { Mailbox } from "./mailbox.js";
+import { testPasswordHashing } from "./password-hashing.js";
 import { reservePort } from "./ports.js";
 
 export interface TestServer extends App {
@@ -34,6 +35,8 @@ export interface StartOptions {
   mailLog?: (line: string) => void;
   /** Adds to the app before it listens (a route or hook of the test's own). */
   configure?: (app: App["app"]) => void;
+  /** Hash passwords as production does (better-auth's scrypt), not at the tests' small cost (password-hashing.ts). */
+  productionPasswords?: boolean;
 }
 
 /** The server secret of every test server (better-auth signs cookies and encrypts OAuth tokens with it). */
@@ -72,6 +75,7 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
       database,
       mailer,
       secret: TEST_SECRET,
+      ...(opts.productionPasswords ? {} : { passwordHashing: testPasswordHashing }),
       ...(opts.logStream ? { logger: true, logStream: opts.logStream } : {}),
     });
     opts.configure?.(built.app);

@@ -1,12 +1,16 @@
 // The foundation: the server starts on a fresh database, migrations apply, sign-up works, the
 // error page and API reference render.
+import { verifyPassword } from "better-auth/crypto";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as schema from "../../server/db/schema/index.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  // passwords hashed at production's cost (the other in-process test servers use a cheaper one: password-hashing.ts)
+  server = await startServer({}, { productionPasswords: true });
 });
 afterAll(async () => server?.close());
 
@@ -24,6 +28,12 @@ describe("server foundation", () => {
     expect(user.email).toBe(email.toLowerCase());
     const session = await c.get<{ user: { id: string } }>("/api/auth/get-session");
     expect(session.body.user.id).toBe(user.id);
+    // better-auth's scrypt hash (hex salt and key), which its own check accepts, as on a production server
+    const [account] = await server.database.db.select().from(schema.account).where(eq(schema.account.userId, user.id));
+    expect(account?.password).toMatch(/^[0-9a-f]{32}:[0-9a-f]{128}$/);
+    expect(await verifyPassword({ hash: account!.password!, password: "correct-horse-battery" })).toBe(true);
+    const again = await new Client(server.url).post("/api/auth/sign-in/email", { email, password: "correct-horse-battery" });
+    expect(again.status, again.text).toBe(200);
   });
 
   it("renders the authentication error page with the spec's texts", async () => {
