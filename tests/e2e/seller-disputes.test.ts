@@ -7,9 +7,8 @@
 import { describe, expect, it, afterAll } from "vitest";
 import type { Page } from "playwright-core";
 import { pay } from "../helpers/checkout.js";
-import { reservePort } from "../helpers/ports.js";
 import { checkPage, useSellerPages } from "../helpers/seller-browser.js";
-import { startServer } from "../helpers/server.js";
+import { startAgainstStripe } from "../helpers/stripe-live-server.js";
 import { StripePeer } from "../helpers/stripe-peer.js";
 import { PeerCharges } from "../helpers/stripe-peer-charges.js";
 import { confirmationToken, STRIPE_CARDS } from "../helpers/stripe-sandbox.js";
@@ -21,22 +20,11 @@ const peer = new StripePeer([{ id: "acct_1SellerDisputes", keys: [{ secret: KEY 
 // the PaymentIntents till makes become charges the test can dispute
 const charges = new PeerCharges(peer, { followPayments: true });
 
-/** till against the stand-in: Stripe reaches till's public URL, which in the tests is this server. */
-async function startAgainstStripe() {
-  const stripeUrl = await peer.start();
-  const { port, release } = await reservePort();
-  await release();
-  const server = await startServer(
-    { TILL_BASE_URL: "https://till.example.com", TILL_TRUSTED_ORIGINS: `http://127.0.0.1:${port}`, TILL_STRIPE_API_URL: stripeUrl },
-    { port },
-  );
-  peer.rewriteUrl = (url) => `${server.url}${new URL(url).pathname}`;
+const pages = useSellerPages("disputes-web", {}, async () => {
+  const server = await startAgainstStripe(peer);
   charges.deliverToOrigin = server.url;
-  await server.worker.start();
   return server;
-}
-
-const pages = useSellerPages("disputes-web", {}, startAgainstStripe);
+});
 afterAll(async () => {
   await peer.stop();
 });

@@ -7,10 +7,9 @@
 import type Stripe from "stripe";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reservePort } from "../helpers/ports.js";
 import { sdkFor } from "../helpers/seller.js";
 import { checkPage, useSellerPages } from "../helpers/seller-browser.js";
-import { startServer } from "../helpers/server.js";
+import { startAgainstStripe } from "../helpers/stripe-live-server.js";
 import { customerWithCard, peerClient } from "../helpers/stripe-billing-seed.js";
 import { StripePeer } from "../helpers/stripe-peer.js";
 
@@ -20,21 +19,7 @@ const EMAIL = "ada-live@buyers.example.com";
 
 const peer = new StripePeer([{ id: "acct_1SellerImportLive", keys: [{ secret: KEY }, { secret: PUBLISHABLE }] }]);
 
-/** till against the stand-in: Stripe reaches till's public URL, which in the tests is this server. */
-async function startAgainstStripe() {
-  const stripeUrl = await peer.start();
-  const { port, release } = await reservePort();
-  await release();
-  const server = await startServer(
-    { TILL_BASE_URL: "https://till.example.com", TILL_TRUSTED_ORIGINS: `http://127.0.0.1:${port}`, TILL_STRIPE_API_URL: stripeUrl },
-    { port },
-  );
-  peer.rewriteUrl = (url) => `${server.url}${new URL(url).pathname}`;
-  await server.worker.start();
-  return server;
-}
-
-const pages = useSellerPages("import-live", {}, startAgainstStripe);
+const pages = useSellerPages("import-live", {}, () => startAgainstStripe(peer));
 let stripe: Stripe;
 let subscriptionId = "";
 
