@@ -97,6 +97,15 @@ describe("the pay link's page", () => {
     await page.getByText("This pay link is not valid or has expired.", { exact: false }).waitFor();
     expect(problems).toEqual([]);
     await context.close();
+
+    // a buyer whose browser speaks German reads the page in German, as the portal
+    const german = await browser.newContext({ locale: "de-DE", timezoneId: "UTC" });
+    const inGerman = await german.newPage();
+    await inGerman.goto(payUrl);
+    await inGerman.getByRole("heading", { level: 1, name: "Bezahlt" }).waitFor();
+    await inGerman.getByText("Diese Bestellung ist bezahlt. Es ist nichts mehr offen.").waitFor();
+    await inGerman.getByText("Rechnung", { exact: true }).waitFor();
+    await german.close();
   }, 90_000);
 
   it("says a bank debit of the order is on its way, in the buyer's words, and offers no card meanwhile", async () => {

@@ -4,8 +4,9 @@
 // seller's Stripe account offers it (PayTransfer.tsx). An order already paid says so.
 import { useEffect, useState, type FormEvent } from "react";
 import type { Stripe } from "@stripe/stripe-js";
-import "../i18n/portal/index.js";
-import { longDate, money as formatMoney, rich, t } from "../i18n/intl.js";
+import { RawIntlProvider, type IntlShape } from "react-intl";
+import { portalCatalogs } from "../i18n/portal/index.js";
+import { applyLocale, longDate, money as formatMoney, pageLocale, rich, t } from "../i18n/intl.js";
 import { serverMessage } from "../i18n/server-errors.js";
 import { payApi, type PayAnswer, type PayPageData, type PayResult } from "../pay/api.js";
 import { Field, Page, Status, useFocusHeading, type Tone } from "../ui.js";
@@ -14,7 +15,6 @@ import { BankTransfer } from "./PayTransfer.js";
 
 type State = { kind: "loading" } | { kind: "gone"; message: string } | { kind: "ready"; data: PayPageData } | { kind: "error"; message: string };
 
-const GONE = "This pay link is not valid or has expired. Ask the seller for a new one, or pay from your customer portal.";
 const tokenOfPath = () => decodeURIComponent(window.location.pathname.replace(/^\/pay\/?/, "").replace(/\/+$/, ""));
 
 /** How long the page waits for Stripe's word that an authenticated payment went through. */
@@ -30,14 +30,27 @@ async function settled(token: string): Promise<PayResult<PayAnswer>> {
   }
 }
 
+/** The page in the buyer's language (their browser's, as the portal's), once its catalog is loaded. */
 export function PayPage() {
+  const [messages, setMessages] = useState<IntlShape | null>(null);
+  useEffect(() => {
+    void applyLocale(portalCatalogs, pageLocale({})).then(setMessages);
+  }, []);
+  return messages ? (
+    <RawIntlProvider value={messages}>
+      <PayStates />
+    </RawIntlProvider>
+  ) : null;
+}
+
+function PayStates() {
   const token = tokenOfPath();
   const [state, setState] = useState<State>({ kind: "loading" });
   useFocusHeading(state.kind);
   const load = async () => {
     const r = await payApi.page(token);
     if (r.ok) return setState({ kind: "ready", data: r.data });
-    setState(r.error.status === 404 ? { kind: "gone", message: GONE } : { kind: "error", message: r.error.message });
+    setState(r.error.status === 404 ? { kind: "gone", message: t("pay.gone") } : { kind: "error", message: r.error.message });
   };
   // the token (the path) is the page's only input: read once per load
   useEffect(() => {
@@ -45,10 +58,12 @@ export function PayPage() {
   }, [token]);
 
   const brand = state.kind === "ready" ? state.data.organization.name : null;
-  const title = state.kind === "ready" ? (state.data.order.paid ? "Paid" : `Pay ${state.data.order.invoice_number}`) : state.kind === "loading" ? "Payment" : "Pay link not available";
+  const title = state.kind === "ready"
+    ? state.data.order.paid ? t("pay.titlePaid") : t("pay.form", { number: state.data.order.invoice_number })
+    : state.kind === "loading" ? t("pay.titleLoading") : t("pay.titleGone");
   return (
     <Page title={title} brand={brand}>
-      {state.kind === "loading" ? <Status>Loading the order…</Status> : null}
+      {state.kind === "loading" ? <Status>{t("pay.loading")}</Status> : null}
       {state.kind === "gone" || state.kind === "error" ? <Status tone="error">{state.message}</Status> : null}
       {state.kind === "ready" ? <PayOrder token={token} data={state.data} onPaid={() => void load()} /> : null}
     </Page>
@@ -60,11 +75,11 @@ function PayOrder({ token, data, onPaid }: { token: string; data: PayPageData; o
   const amount = formatMoney(order.status === "pending" ? order.due_amount : order.total_amount, order.currency);
   const facts = (
     <dl className="facts">
-      <dt>Seller</dt>
+      <dt>{t("pay.factSeller")}</dt>
       <dd>{organization.name}</dd>
-      <dt>Invoice</dt>
+      <dt>{t("pay.factInvoice")}</dt>
       <dd>{order.invoice_number}</dd>
-      <dt>Amount</dt>
+      <dt>{t("pay.factAmount")}</dt>
       <dd>{amount}</dd>
     </dl>
   );
@@ -72,7 +87,7 @@ function PayOrder({ token, data, onPaid }: { token: string; data: PayPageData; o
     return (
       <>
         {facts}
-        <Status tone="success">This order is paid. Nothing more is owed.</Status>
+        <Status tone="success">{t("pay.alreadyPaid")}</Status>
       </>
     );
   }
@@ -80,7 +95,7 @@ function PayOrder({ token, data, onPaid }: { token: string; data: PayPageData; o
     return (
       <>
         {facts}
-        <Status tone="info">{`This order is ${order.status}: nothing is owed.`}</Status>
+        <Status tone="info">{t("pay.notOwed")}</Status>
       </>
     );
   }
