@@ -163,13 +163,13 @@ async function mayChange(deps: PortalDeps, p: PortalCaller, id: string, update: 
 /**
  * What the customer's change would bill (the seller's preview, subscription-changes/preview.ts), written nowhere:
  * the same checks as the change itself, and the subscription as the change leaves it in the customer's wire. Its
- * lines in the language the portal page speaks (the customer's, else the browser's, else the seller's default), as
- * the invoice and the emails say them; English keeps the stored labels.
+ * lines in the language the portal page speaks (the browser's: web/src/pages/Portal.tsx), as the invoice and the
+ * emails say them; English keeps the stored labels.
  */
 export async function previewMySubscription(deps: PortalDeps, p: PortalCaller, id: string, update: SubscriptionUpdate, acceptLanguage?: string) {
   const organization = await mayChange(deps, p, id, update);
   if (!deps.processor) throw new Error("previewMySubscription: the portal runs without a payment processor");
-  const locale = resolveLocale({ customer: p.customer.locale, acceptLanguage: acceptLanguage ?? null, organization: organization.default_locale ?? null });
+  const locale = resolveLocale({ acceptLanguage: acceptLanguage ?? null });
   const say: SayLine | undefined = locale === DEFAULT_LOCALE
     ? undefined
     : (i, currency) => lineFromFacts(locale, { usage: i.usage, proration: i.prorationFacts, walletCredit: i.walletCredit }, currency);
