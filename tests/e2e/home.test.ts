@@ -81,7 +81,7 @@ describe("the seller's pages on live data", () => {
       { timeout: 20_000 },
     ).toMatch(/Active subscriptions 1 Granted benefits 1/);
     await page.getByRole("region", { name: "The customer's subscriptions" }).getByRole("row", { name: /monthly product \d+ active \$9\.00 \/ month/ }).waitFor();
-    await page.getByRole("region", { name: "The customer's benefit grants" }).getByRole("row", { name: /Priority support custom granted \d{4}-\d\d-\d\d/ }).waitFor();
+    await page.getByRole("region", { name: "The customer's benefit grants" }).getByRole("row", { name: /Priority support Custom granted \d{4}-\d\d-\d\d/ }).waitFor();
     await page.getByRole("region", { name: "The customer's orders" }).getByText(/monthly product/).waitFor();
     await checkPage(page, "customer-subscriber");
 
