@@ -71,7 +71,8 @@ async function ingest(meterName: string, customerId: string, subscriptionId: str
 
 /** Waits until the customer's meter lists both pools with the usage sent (the grants are made by the worker). */
 async function poolsOf(customerId: string, meterId: string, consumed: number): Promise<Pool[]> {
-  for (let i = 0; i < 200; i++) {
+  // bounded for a hang only: a loaded machine's worker may take a while to make the grants
+  for (const end = Date.now() + 45_000; Date.now() < end; ) {
     const listed = await raw("GET", `/v1/customer-meters/?customer_id=${customerId}&meter_id=${meterId}`);
     const pools = ((listed.body.items as Array<{ pools?: Pool[] }> | undefined)?.[0]?.pools ?? []);
     if (pools.length === 2 && pools.every((p) => p.credited_units > 0) && pools.reduce((n, p) => n + p.consumed_units, 0) === consumed) return pools;
