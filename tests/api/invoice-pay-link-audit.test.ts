@@ -28,14 +28,17 @@ describe("an invoice with terms' pay link", () => {
 
     const due = new Date(got.due_at as string);
     const run = (now: Date) => runInvoiceReminders({ db: fx.db(), processor: createPaymentProcessor(), baseURL: fx.server.url, now, organizationId: fx.seller.organizationId });
+    // a pass skips an order another transaction holds (the worker's jobs, busy with what the last step sent) and
+    // leaves it for the next pass: a step that must happen is run again until it did
+    const handled = (now: Date) => expect.poll(() => run(now)).toBe(1);
     await fx.server.worker.start();
     try {
-      expect(await run(new Date(due.getTime() - 2 * DAY))).toBe(1);
-      expect(await run(new Date(due.getTime() + 3600_000))).toBe(1);
+      await handled(new Date(due.getTime() - 2 * DAY));
+      await handled(new Date(due.getTime() + 3600_000));
       expect((await fx.seller.sdk.subscriptions.get({ id: sub.id })).status).toBe("past_due");
       // within the week: nothing more; a week after the due date: the overdue reminder, once
       expect(await run(new Date(due.getTime() + (OVERDUE_REMINDER_DAYS - 1) * DAY))).toBe(0);
-      expect(await run(new Date(due.getTime() + OVERDUE_REMINDER_DAYS * DAY + 3600_000))).toBe(1);
+      await handled(new Date(due.getTime() + OVERDUE_REMINDER_DAYS * DAY + 3600_000));
       expect(await run(new Date(due.getTime() + (OVERDUE_REMINDER_DAYS + 1) * DAY))).toBe(0);
       const overdue = await fx.server.mailbox.waitFor(email, /^Overdue: invoice/, 15_000);
       expect(overdue.subject).toContain(got.invoice_number as string);

@@ -27,7 +27,10 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-/** The server's process (server-bundle.ts) with only `env` on top of a clean environment (no NODE_ENV, SMTP_URL… of the runner's). */
+/**
+ * The server's process (server-bundle.ts) with only `env` on top of a clean environment (no NODE_ENV, SMTP_URL… of
+ * the runner's).
+ */
 function run(env: Record<string, string>): Run {
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of Object.keys(base)) if (name.startsWith("TILL_") || ["NODE_ENV", "HOST", "PORT", "SMTP_URL", "DATABASE_URL"].includes(name)) delete base[name];

@@ -1,7 +1,8 @@
 // The password hash of the tests' in-process servers (tests/helpers/server.ts): scrypt at a small cost. better-auth's
 // own (N=16384, r=16) costs about 0.1 s of CPU per sign-up or sign-in on a quiet machine, 0.28 s under load, and the
-// suite signs up a user or more in most of its tests. Server processes (main.ts) and `startServer(…, { productionPasswords: true })`
-// keep better-auth's: tests/auth/email-password.test.ts checks that such a server's hash is the production one.
+// suite signs up a user or more in most of its tests. Server processes (main.ts) and
+// `startServer(…, { productionPasswords: true })` keep better-auth's: tests/auth/email-password.test.ts checks that
+// such a server's hash is the production one.
 // A cheap hash names itself, so a server of this kind still checks a production hash (a test that writes one
 // with better-auth/crypto, or a user a server process signed up on the same database).
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
