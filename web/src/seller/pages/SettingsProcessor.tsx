@@ -24,6 +24,7 @@ interface StripeStatus {
   webhook_endpoint?: { id: string | null; url: string };
 }
 
+/** `onDone`: connected — the section says so (this form goes away with the connection's facts shown instead). */
 function ConnectStripe({ onDone }: { onDone: () => void }) {
   const { scope, mode } = useSeller();
   const [said, setSaid] = useState<{ tone: Tone; text: string } | undefined>(undefined);
@@ -39,7 +40,7 @@ function ConnectStripe({ onDone }: { onDone: () => void }) {
     // the secret never stays in the page, whatever the answer
     form.reset();
     if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
-    setSaid({ tone: "success", text: "Stripe is connected." });
+    setSaid(undefined);
     onDone();
   }
   return (
@@ -112,7 +113,12 @@ export function PaymentProcessor({ mayWrite }: { mayWrite: boolean }) {
           onConfirm={disconnect}
         />
       ) : (
-        <ConnectStripe onDone={status.reload} />
+        <ConnectStripe
+          onDone={() => {
+            setSaid({ tone: "success", text: "Stripe is connected." });
+            status.reload();
+          }}
+        />
       ))}
       {s && !mayWrite && <ReadOnly what="change the payment processor" />}
       <Status tone={said?.tone}>{said?.text}</Status>
