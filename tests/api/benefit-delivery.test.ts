@@ -157,7 +157,7 @@ describe("github_repository", () => {
     await fx.until("bob invited a third time", async () => Boolean(fx.github.invitationOf("acme/private", "bob")));
     await fx.seller.sdk.customers.delete({ id: first.customerId });
     await fx.until("the invitation cancelled on deletion", async () => !fx.github.invitationOf("acme/private", "bob"));
-  }, 60_000);
+  }, 150_000);
 
   it("disconnecting the account keeps the access it was given (as Polar, which has no disconnect); the grant's revoke still removes it", async () => {
     fx.github.addUser({ id: 8181, login: "fay" });

@@ -30,9 +30,11 @@ export function deliveryFlow(serverOf: () => TestServer, sellerOf: () => Seller)
 
   /**
    * Polls `fn` (waking the worker) until it answers something truthy. The bound is for a hang: 15 s ran out once
-   * in CI at a load of 10 on 2 CPUs (a Discord grant that came on the retry).
+   * in CI at a load of 10 on 2 CPUs (a Discord grant that came on the retry), and 30 s once for a revoke whose
+   * first attempt failed in passing there: the delivery's first retry comes 30 s later (RETRY_DELAYS_MS), so the
+   * bound lets it come.
    */
-  async function until<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs = 30_000): Promise<T> {
+  async function until<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs = 45_000): Promise<T> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const v = await fn();
