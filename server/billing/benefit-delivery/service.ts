@@ -120,13 +120,16 @@ async function perform(db: Db, deps: DeliveryDeps, d: repo.DeliveryRow, ctx: Gra
 }
 
 /** Runs one leased delivery and records its outcome (if `token` still holds it). */
-export async function run(db: Db, deps: DeliveryDeps, d: repo.DeliveryRow, token: string): Promise<void> {
-  const ctx = await repo.grantOf(db, d.organizationId, d.grantId);
-  // the grant is gone, or was revoked since this grant delivery was asked for (its revoke follows)
-  if (!ctx || (d.action === "grant" && ctx.grant.revokedAt !== null)) {
-    await repo.finishDelivery(db, d.id, token, "done", null);
+export async function run(db: Db, deps: DeliveryDeps, leased: repo.DeliveryRow, token: string): Promise<void> {
+  const ctx = await repo.grantOf(db, leased.organizationId, leased.grantId);
+  if (!ctx) {
+    await repo.finishDelivery(db, leased.id, token, "done", null);
     return;
   }
+  // The grant as it is now decides: a grant delivery of a grant revoked since carries out the revoke. Its revoke's
+  // own delivery may have been superseded by this one (a heal asked for before the revoke, inserted after it), and
+  // finishing it without a word left the access in place.
+  const d = leased.action === "grant" && ctx.grant.revokedAt !== null ? { ...leased, action: "revoke" as const } : leased;
   let properties: Record<string, unknown> | undefined;
   let failure: DeliveryError | undefined;
   try {
