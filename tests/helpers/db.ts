@@ -62,7 +62,13 @@ async function migratedTemplate(admin: postgres.Sql, base: string): Promise<stri
     await admin.unsafe(`CREATE DATABASE ${building}`);
     const migrated = await openDatabase({ url: urlOf(base, building), max: 1 });
     await migrated.close();
-    await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${name}`);
+    // the lock is the base database's own (advisory locks are per database): a run on another base database
+    // (a second checkout's) may have made the template meanwhile, which is as good as this one
+    const renamed = await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${name}`).catch((err: unknown) => {
+      if ((err as { code?: string }).code !== "42P04") throw err;
+      return null;
+    });
+    if (renamed === null) await admin.unsafe(`DROP DATABASE ${building}`);
   } finally {
     await admin`SELECT pg_advisory_unlock(hashtext('till test template'))`;
   }
