@@ -14,6 +14,7 @@
 //
 //   DATABASE_URL=postgres://… npm run bench:entitlements   # a throw-away database on that server
 //   npm run bench:entitlements                             # PGlite (in memory; 100k customers and events)
+//   TILL_BENCH_PART=pairs TILL_BENCH_CPU_PROF=.tmp/prof …   # only the pairs (or `check`), e.g. for a profile
 //
 // The servers run in a child process (the real app plus a bare Fastify with the baselines and the seeding routes) so
 // the load generator does not share their event loop. Loopback only; every phase is bounded in time.
@@ -47,6 +48,8 @@ const CREDITS = 100_000_000;
 const CHECK_GOAL = 0.5;
 const PAIR_GOAL = 0.4;
 const HARD_LIMIT_MS = 10 * 60_000;
+/** Which measurements run: both (default), or only the check's or the pairs' (TILL_BENCH_PART=check|pairs). */
+const PART = process.env.TILL_BENCH_PART ?? "all";
 
 interface Endpoints {
   app: string;
@@ -203,8 +206,9 @@ async function measureCannon(name: string, opts: Options): Promise<Row> {
   return { name, value: r.requests.average, unit: "req/s", p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts, cpu };
 }
 
+/** The rounds' mean (an empty row when the part was not measured: TILL_BENCH_PART). */
 function averaged(rows: Row[]): Row {
-  const first = rows[0]!;
+  const first = rows[0] ?? { name: "", value: NaN, unit: "", p50: null, p99: null, failures: 0 };
   const mean = (f: (r: Row) => number) => rows.reduce((n, r) => n + f(r), 0) / rows.length;
   const cpu = { node: mean((r) => r.cpu?.node ?? 0), db: mean((r) => r.cpu?.db ?? 0) };
   return { ...first, value: mean((r) => r.value), p50: mean((r) => r.p50 ?? 0), p99: Math.max(...rows.map((r) => r.p99 ?? 0)), failures: rows.reduce((n, r) => n + r.failures, 0), cpu };
@@ -296,7 +300,7 @@ async function main(): Promise<void> {
     const baselines: Row[] = [];
     const checks: Row[] = [];
     const flags: Row[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < (PART === "pairs" ? 0 : ROUNDS); round++) {
       baselines.push(await measureCannon("bare Fastify: SELECT product by primary key", { url: `${endpoints.bare}/row/${f.productId}` }));
       checks.push(await measureCannon("POST /v1/entitlements/check (API key, meter, units)", checkRequest));
       flags.push(await measureCannon("POST /v1/entitlements/check (API key, feature flag)", flagRequest));
@@ -315,7 +319,7 @@ async function main(): Promise<void> {
     const updates: Row[] = [];
     const pairs: Row[] = [];
     const ceilings: Row[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < (PART === "check" ? 0 : ROUNDS); round++) {
       updates.push(await loop("bare Fastify: UPDATE product by primary key", "req/s", PAIR_SECONDS, bump));
       pairs.push(await loop("reserve + commit (POST /v1/reservations/, …/commit)", "pairs/s", PAIR_SECONDS, (w) => pair(endpoints.app, f, w)));
       ceilings.push(await loop("reference: two GET /v1/products/{id} (API key)", "pairs/s", PAIR_SECONDS, getTwice));
@@ -332,20 +336,28 @@ async function main(): Promise<void> {
         `${MEASURE_SECONDS} s × ${ROUNDS} alternating rounds; pairs: ${WORKERS} fetch loops, ${PAIR_SECONDS} s × ${ROUNDS} alternating rounds; the app's pool ${POOL}; Node ${process.version}, ` +
         `${os.cpus().length} CPUs\n`,
     );
-    console.log(table([selectRow, { ...checkRow, baseline: selectRow }, { ...flagRow, baseline: selectRow }, { ...productRow, baseline: selectRow }, updateRow, { ...pairRow, baseline: updateRow }, { ...ceilingRow, baseline: updateRow }]));
+    const checked = PART !== "pairs";
+    const paired = PART !== "check";
+    const rows = [
+      ...(checked ? [selectRow, { ...checkRow, baseline: selectRow }, { ...flagRow, baseline: selectRow }, { ...productRow, baseline: selectRow }] : []),
+      ...(paired ? [updateRow, { ...pairRow, baseline: updateRow }, { ...ceilingRow, baseline: updateRow }] : []),
+    ];
+    console.log(table(rows));
     console.log("");
     const rounds = (rows: Row[]) => rows.map((r) => r.value.toFixed(0)).join(" / ");
-    console.log(`check: ${verdict(checkRow.value / selectRow.value, CHECK_GOAL)} (rounds: SELECT ${rounds(baselines)} req/s, check ${rounds(checks)}); p99 ${checkRow.p99?.toFixed(1)} ms`);
-    console.log(`reserve + commit: ${verdict(pairRow.value / updateRow.value, PAIR_GOAL)} (rounds: UPDATE ${rounds(updates)} req/s, pairs ${rounds(pairs)}/s; a pair is two requests); pair p99 ${pairRow.p99?.toFixed(1)} ms`);
-    const ceiling = ceilingRow.value / updateRow.value;
-    const reached = ((pairRow.value / ceilingRow.value) * 100).toFixed(1);
-    console.log(`the ceiling of a pair (two authenticated product GETs): ${(ceiling * 100).toFixed(1)}% of the UPDATE's rate; reserve + commit reach ${reached}% of it`);
+    if (checked) console.log(`check: ${verdict(checkRow.value / selectRow.value, CHECK_GOAL)} (rounds: SELECT ${rounds(baselines)} req/s, check ${rounds(checks)}); p99 ${checkRow.p99?.toFixed(1)} ms`);
+    if (paired) {
+      console.log(`reserve + commit: ${verdict(pairRow.value / updateRow.value, PAIR_GOAL)} (rounds: UPDATE ${rounds(updates)} req/s, pairs ${rounds(pairs)}/s; a pair is two requests); pair p99 ${pairRow.p99?.toFixed(1)} ms`);
+      const ceiling = ceilingRow.value / updateRow.value;
+      const reached = ((pairRow.value / ceilingRow.value) * 100).toFixed(1);
+      console.log(`the ceiling of a pair (two authenticated product GETs): ${(ceiling * 100).toFixed(1)}% of the UPDATE's rate; reserve + commit reach ${reached}% of it`);
+    }
     console.log(
       `seeding: customers ${seed.json.seconds.customers?.toFixed(1)} s, events ${seed.json.seconds.events?.toFixed(1)} s, rollups rebuilt + VACUUM ANALYZE ${seed.json.seconds.rollups?.toFixed(1)} s`,
     );
     console.log(`the check's balance ${exact ? "is" : "IS NOT"} the credits less the events' units (${probe.json.balance} vs ${expected}); after the pairs: balance ${after.json.balance}, held ${after.json.held}`);
     console.log(`where a check's time goes (each read alone, sequential, mean ms): ${Object.entries(profile.json).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}`);
-    if ([selectRow, checkRow, flagRow, productRow, updateRow, pairRow, ceilingRow].some((r) => r.failures > 0)) console.log("warning: some requests failed (see failures)");
+    if (rows.some((r) => r.failures > 0)) console.log("warning: some requests failed (see failures)");
     console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     disarm();
