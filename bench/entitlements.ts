@@ -135,6 +135,8 @@ interface Fixtures {
   organizationId: string;
   auth: { authorization: string };
   productId: string;
+  /** One product per pair loop (the UPDATE baseline's rows), for the durable writes' reference */
+  products: string[];
   meterId: string;
   /** The subscribed customers: the first is the checked one. */
   customers: string[];
@@ -161,8 +163,8 @@ async function fixtures(e: Endpoints): Promise<Fixtures> {
   await call(base, "POST", `/v1/products/${plan.json.id}/benefits`, { benefits: [credit.json.id, flag.json.id] }, auth);
   const customers: string[] = [];
   for (let i = 0; i < WORKERS; i++) customers.push(await subscribe(base, auth, plan.json.id, `entitled-${i}-${Date.now()}@example.com`));
-  const productId = (await call<{ ids: string[] }>(e.bare, "POST", "/control/products", { organizationId, n: WORKERS })).json.ids[0]!;
-  return { organizationId, auth, productId, meterId, customers };
+  const products = (await call<{ ids: string[] }>(e.bare, "POST", "/control/products", { organizationId, n: WORKERS })).json.ids;
+  return { organizationId, auth, productId: products[0]!, products, meterId, customers };
 }
 
 interface CheckAnswer {
@@ -245,6 +247,12 @@ async function post(url: string, body: unknown, headers: Record<string, string>)
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
+async function patch(url: string, body: unknown, headers: Record<string, string>): Promise<boolean> {
+  const res = await fetch(url, { method: "PATCH", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  return res.status === 200;
+}
+
 async function get(url: string, headers: Record<string, string>): Promise<boolean> {
   const res = await fetch(url, { headers });
   await res.arrayBuffer();
@@ -319,14 +327,21 @@ async function main(): Promise<void> {
     const updates: Row[] = [];
     const pairs: Row[] = [];
     const ceilings: Row[] = [];
+    const writes: Row[] = [];
+    // the reference of two durable writes: an authenticated product update each, on a product of the loop's own
+    let renamed = 0;
+    const rename = (w: number) => patch(`${endpoints.app}/v1/products/${f.products[w]}`, { name: `Bump ${w}.${renamed++}` }, f.auth);
+    const patchTwice = async (w: number) => (await rename(w)) && rename(w);
     for (let round = 0; round < (PART === "check" ? 0 : ROUNDS); round++) {
       updates.push(await loop("bare Fastify: UPDATE product by primary key", "req/s", PAIR_SECONDS, bump));
       pairs.push(await loop("reserve + commit (POST /v1/reservations/, …/commit)", "pairs/s", PAIR_SECONDS, (w) => pair(endpoints.app, f, w)));
       ceilings.push(await loop("reference: two GET /v1/products/{id} (API key)", "pairs/s", PAIR_SECONDS, getTwice));
+      writes.push(await loop("reference: two PATCH /v1/products/{id} (API key)", "pairs/s", PAIR_SECONDS, patchTwice));
     }
     const updateRow = averaged(updates);
     const pairRow = averaged(pairs);
     const ceilingRow = averaged(ceilings);
+    const writeRow = averaged(writes);
     const after = await call<CheckAnswer & { held: number }>(endpoints.app, "POST", "/v1/entitlements/check", checkBody, f.auth);
 
     const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
@@ -340,7 +355,7 @@ async function main(): Promise<void> {
     const paired = PART !== "check";
     const rows = [
       ...(checked ? [selectRow, { ...checkRow, baseline: selectRow }, { ...flagRow, baseline: selectRow }, { ...productRow, baseline: selectRow }] : []),
-      ...(paired ? [updateRow, { ...pairRow, baseline: updateRow }, { ...ceilingRow, baseline: updateRow }] : []),
+      ...(paired ? [updateRow, { ...pairRow, baseline: updateRow }, { ...ceilingRow, baseline: updateRow }, { ...writeRow, baseline: updateRow }] : []),
     ];
     console.log(table(rows));
     console.log("");
@@ -351,6 +366,8 @@ async function main(): Promise<void> {
       const ceiling = ceilingRow.value / updateRow.value;
       const reached = ((pairRow.value / ceilingRow.value) * 100).toFixed(1);
       console.log(`the ceiling of a pair (two authenticated product GETs): ${(ceiling * 100).toFixed(1)}% of the UPDATE's rate; reserve + commit reach ${reached}% of it`);
+      const written = ((pairRow.value / writeRow.value) * 100).toFixed(1);
+      console.log(`two authenticated product updates (durable writes): ${((writeRow.value / updateRow.value) * 100).toFixed(1)}% of the UPDATE's rate; reserve + commit reach ${written}% of it`);
     }
     console.log(
       `seeding: customers ${seed.json.seconds.customers?.toFixed(1)} s, events ${seed.json.seconds.events?.toFixed(1)} s, rollups rebuilt + VACUUM ANALYZE ${seed.json.seconds.rollups?.toFixed(1)} s`,
