@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../shared/webhook-events.js";
 import { formErrors, messageOf } from "../../web/src/seller/api.js";
 import { benefitType, billingReason, cardBrand, disputeReason, disputeStatus, eventWords, meterLeft, readable, refundReason, refundStatus } from "../../web/src/seller/words.js";
+import { wordsFor } from "../../web/src/wording.js";
 
 describe("the seller app's words", () => {
   it("names events as a seller says them", () => {
@@ -32,6 +33,13 @@ describe("the seller app's words", () => {
     expect(readable("")).toBe("—");
   });
 
+  it("looks every mapping up one way: its words, else the fallback's, a dash for nothing", () => {
+    const said = wordsFor({ past_due: "Behind on payment" });
+    expect([said("past_due"), said("brand_new"), said(null), said(undefined), said("")]).toEqual(["Behind on payment", "Brand new", "—", "—", "—"]);
+    const shouted = wordsFor({ visa: "Visa" }, (v) => `?${v}`, (v) => v.toLowerCase());
+    expect([shouted("VISA"), shouted("Odd_Brand")]).toEqual(["Visa", "?Odd_Brand"]);
+  });
+
   it("prints card brands as on the card", () => {
     expect(cardBrand("visa")).toBe("Visa");
     expect(cardBrand("mastercard")).toBe("Mastercard");
@@ -42,6 +50,9 @@ describe("the seller app's words", () => {
     expect(cardBrand("diners")).toBe("Diners Club");
     expect(cardBrand("cartes_bancaires")).toBe("Cartes Bancaires");
     expect(cardBrand("some_brand")).toBe("Some brand");
+    // Stripe's older Card objects say it capitalized; an unknown one keeps its own capitals
+    expect(cardBrand("MasterCard")).toBe("Mastercard");
+    expect(cardBrand("New_Brand")).toBe("New Brand");
   });
 
   it("says a dispute's status and reason", () => {
