@@ -1,7 +1,8 @@
 // What the seller app says in a seller's words where the API speaks a developer's: an event's webhook type
-// (`order.paid` → "Order paid"), a card's brand (`amex` → "American Express"), a dispute's status and reason
-// (Stripe's `product_not_received`), a refund's reason and status, an order's billing reason, a benefit's type, and
-// a meter's remainder once usage went past its credits. One mapping each, read through `wordsFor`: what a mapping
+// (`order.paid` → "Order paid"), a card's brand (`amex` → "American Express"), the status of an order, a payment, a
+// subscription, a seat, a refund and a dispute (`past_due` → "Past due"), a dispute's reason (Stripe's
+// `product_not_received`), a refund's reason, an order's billing reason, a benefit's type, and a meter's remainder
+// once usage went past its credits. One mapping each, read through `wordsFor`: what a mapping
 // does not know still reads (its words, capitalized), so a new value never shows as a blank; a missing one, a dash.
 import { readable, wordsFor } from "../wording.js";
 
@@ -55,6 +56,48 @@ export const eventWords = wordsFor(EVENTS, (type) => readable(type.replace(/^til
 
 /** A card's brand as printed on it (shared with the customer portal). */
 export { cardBrand } from "../card-brand.js";
+
+const ORDER_STATUSES: Readonly<Record<string, string>> = {
+  pending: "Pending",
+  paid: "Paid",
+  partially_refunded: "Partially refunded",
+  refunded: "Refunded",
+  void: "Void",
+};
+
+/** Where an order's money stands. */
+export const orderStatus = wordsFor(ORDER_STATUSES);
+
+const PAYMENT_STATUSES: Readonly<Record<string, string>> = {
+  pending: "Pending",
+  succeeded: "Succeeded",
+  failed: "Failed",
+};
+
+/** Whether a payment went through. */
+export const paymentStatus = wordsFor(PAYMENT_STATUSES);
+
+const SUBSCRIPTION_STATUSES: Readonly<Record<string, string>> = {
+  incomplete: "Incomplete",
+  incomplete_expired: "Incomplete, expired",
+  trialing: "Trialing",
+  active: "Active",
+  past_due: "Past due",
+  canceled: "Canceled",
+  unpaid: "Unpaid",
+};
+
+/** Where a subscription stands. */
+export const subscriptionStatus = wordsFor(SUBSCRIPTION_STATUSES);
+
+const SEAT_STATUSES: Readonly<Record<string, string>> = {
+  pending: "Pending",
+  claimed: "Claimed",
+  revoked: "Revoked",
+};
+
+/** Whether a seat's holder took it. */
+export const seatStatus = wordsFor(SEAT_STATUSES);
 
 const DISPUTE_STATUSES: Readonly<Record<string, string>> = {
   early_warning: "Early warning",
