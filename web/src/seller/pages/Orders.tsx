@@ -11,12 +11,13 @@ import { copyText } from "../kit/copy.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
 import { ListToolbar } from "../kit/ListToolbar.js";
+import { ProductFilter } from "../kit/ProductFilter.js";
 import { RowActions } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
 import { day, Loading, money, Pager } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href, pageParam, params } from "../url.js";
-import type { Customer, Order, Product } from "../wire.js";
+import type { Customer, Order } from "../wire.js";
 import { orderStatus } from "../words.js";
 import { Disputes, Refunds } from "./OrderLists.js";
 import "../sales.css";
@@ -82,8 +83,6 @@ function Views({ view }: { view: string }) {
 }
 
 function Filters({ f, here }: { f: Filter; here: Record<string, string | number | undefined> }) {
-  const { scope } = useSeller();
-  const products = useLoad(() => v1<ListPage<Product>>(scope, "GET", "/products/", { query: { limit: 100, sorting: "name" } }), "products");
   const go = (change: Record<string, string | undefined>) => window.location.assign(href("/orders", { ...here, page: undefined, ...change }));
   return (
     <div className="filters" role="group" aria-label="Filters">
@@ -91,10 +90,7 @@ function Filters({ f, here }: { f: Filter; here: Record<string, string | number 
         label="Status" value={f.status ?? ""} placeholder="Any status" onChange={(e) => go({ status: e.target.value || undefined })}
         options={STATUSES.map((s) => ({ value: s, label: orderStatus(s) }))}
       />
-      <SelectField
-        label="Product" value={f.product ?? ""} placeholder="Any product" onChange={(e) => go({ product_id: e.target.value || undefined })}
-        options={(products.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))}
-      />
+      <ProductFilter value={f.product} onChange={(id) => go({ product_id: id })} />
     </div>
   );
 }
