@@ -107,7 +107,7 @@ describe("the seller app's customers and subscriptions", () => {
     await dialog.getByRole("button", { name: "Yes, cancel at period end" }).click();
     await toast(page, "Canceled amy@example.com's Plan: it ends on");
     expect((await sandbox.subscriptions.get({ id: amy })).cancelAtPeriodEnd).toBe(true);
-    await expect.poll(async () => flat(await page.getByRole("row", { name: /amy@example\.com/ }).innerText())).toMatch(/active, ends at period end/);
+    await expect.poll(async () => flat(await page.getByRole("row", { name: /amy@example\.com/ }).innerText())).toMatch(/Active, ends at period end/);
 
     // the filters and a search by customer
     await page.getByRole("navigation", { name: "Show" }).getByRole("link", { name: "Ending at period end" }).click();
