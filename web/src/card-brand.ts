@@ -18,5 +18,5 @@ const BRANDS: Readonly<Record<string, string>> = {
   link: "Link",
 };
 
-/** A card's brand as printed on it: Stripe's `visa`, `amex`, `unionpay`… in any case (unknown: its words, capitalized). */
+/** A card's brand as printed on it: Stripe's `visa`, `amex`, `unionpay`… in any case (unknown: its words). */
 export const cardBrand: (brand: string) => string = wordsFor(BRANDS, readable, (brand) => brand.toLowerCase());
