@@ -80,21 +80,21 @@ describe("the seller's pages on live data", () => {
       async () => { await page.reload(); await page.getByRole("heading", { level: 2, name: "Benefit grants" }).waitFor(); return facts(); },
       { timeout: 20_000 },
     ).toMatch(/Active subscriptions 1 Granted benefits 1/);
-    await page.getByRole("region", { name: "The customer's subscriptions" }).getByRole("row", { name: /monthly product \d+ active \$9\.00 \/ month/ }).waitFor();
+    await page.getByRole("region", { name: "The customer's subscriptions" }).getByRole("row", { name: /monthly product \d+ Active \$9\.00 \/ month/ }).waitFor();
     await page.getByRole("region", { name: "The customer's benefit grants" }).getByRole("row", { name: /Priority support Custom granted \d{4}-\d\d-\d\d/ }).waitFor();
     await page.getByRole("region", { name: "The customer's orders" }).getByText(/monthly product/).waitFor();
     await checkPage(page, "customer-subscriber");
 
     await page.goto("/subscriptions");
     const sub = page.getByRole("row", { name: /bob@example\.com/ });
-    expect(flat(await sub.innerText())).toMatch(/monthly product \d+ bob@example\.com active \d{4}-\d\d-\d\d \$9\.00 \/ month/);
+    expect(flat(await sub.innerText())).toMatch(/monthly product \d+ bob@example\.com Active \d{4}-\d\d-\d\d \$9\.00 \/ month/);
     await checkPage(page, "subscriptions");
     await sub.getByRole("link").click();
     // cancelling at the period's end asks once more, in a dialog; the result is a toast
     await page.getByRole("button", { name: "Cancel at the period's end" }).click();
     await page.getByRole("dialog", { name: /at the period's end\?$/ }).getByRole("button", { name: "Yes, cancel at period end" }).click();
     await page.locator(".toast").getByText(/^It ends on \d{4}-\d\d-\d\d\.$/).waitFor();
-    await page.getByText("active, ends at the period's end").waitFor();
+    await page.getByText("Active, ends at the period's end", { exact: true }).waitFor();
     await checkPage(page, "subscription");
     await page.getByRole("button", { name: "Keep it renewing (uncancel)" }).click();
     await page.locator(".toast").getByText("It renews again.").waitFor();

@@ -2,8 +2,8 @@
 // live side that teach the next step (with the `till` command); on the sandbox side a discount made on its form
 // page (a fixed amount in euros, for three months), edited, searched and sorted, its code copied, and deleted after
 // its confirmation (Escape first changes nothing); a checkout link made for two products with a discount, its URL
-// copied, its checkout previewed, edited, and deleted from a row's menu. Each action is read back through the SDK;
-// at a desktop's width and a phone's, every page passes axe and is photographed.
+// copied, its checkout previewed, edited, found by the product it sells, and deleted from a row's menu. Each action
+// is read back through the SDK; at a desktop's width and a phone's, every page passes axe and is photographed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Polar } from "@polar-sh/sdk";
@@ -117,7 +117,7 @@ describe("the seller app's discounts and checkout links", () => {
     expect(problems).toEqual([]);
   }, 180_000);
 
-  it("desktop: a checkout link for two products with a discount, copied, previewed, edited and deleted", async () => {
+  it("desktop: a checkout link for two products with a discount, copied, previewed, edited, found by product and deleted", async () => {
     const page = await open(1280);
     await page.goto("/checkout-links?mode=live");
     await page.getByText("No checkout links yet.").waitFor();
@@ -163,8 +163,18 @@ describe("the seller app's discounts and checkout links", () => {
     const edited = await sandbox.checkoutLinks.get({ id: link?.id ?? "" });
     expect([edited.products.map((p) => p.name), edited.successUrl]).toEqual([["Team"], "https://example.com/thanks"]);
 
-    // the list: its row's menu copies the URL and deletes after asking
+    // the list: narrowed by a product picked from a select that keeps it chosen; its row's menu copies the URL and
+    // deletes after asking
     await page.goto("/checkout-links?mode=sandbox");
+    const byProduct = page.getByRole("group", { name: "Filters" }).getByLabel("Product", { exact: true });
+    await byProduct.selectOption({ label: "Starter" });
+    await page.waitForURL(/product_id=/);
+    await page.getByText("No checkout link sells this product.").waitFor();
+    await expect.poll(() => byProduct.locator("option:checked").innerText()).toBe("Starter");
+    await byProduct.selectOption({ label: "Team" });
+    await page.getByRole("button", { name: "Actions for Newsletter" }).waitFor();
+    await byProduct.selectOption({ label: "Any product" });
+    await page.waitForURL((u) => !u.searchParams.has("product_id"));
     await page.getByRole("button", { name: "Actions for Newsletter" }).click();
     await page.getByRole("menuitem", { name: "Copy URL" }).click();
     await toast(page, "Copied the link's URL.");

@@ -23,7 +23,7 @@ describe("a team customer's page", () => {
       await seats.waitFor();
       await page.getByText(`${product.name}: 1 of 3 seats taken`).waitFor();
       expect(await seats.getByText("invited@example.com").count()).toBe(1);
-      expect(await seats.getByText("pending").count()).toBe(1);
+      expect(await seats.getByText("Pending", { exact: true }).count()).toBe(1);
       // the members, each with their role, or the hint that there are none
       if (members.length > 0) {
         const table = page.getByRole("region", { name: "The customer's members" });

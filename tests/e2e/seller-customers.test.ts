@@ -73,7 +73,7 @@ describe("the seller app's customers and subscriptions", () => {
     await page.getByRole("button", { name: "Actions for mia@example.com" }).click();
     await page.getByRole("menuitem", { name: "Open" }).click();
     await page.getByRole("heading", { level: 1, name: "mia@example.com" }).waitFor();
-    await page.getByRole("region", { name: "The customer's subscriptions" }).getByRole("row", { name: /Plan active \$0\.00 \/ month/ }).waitFor();
+    await page.getByRole("region", { name: "The customer's subscriptions" }).getByRole("row", { name: /Plan Active \$0\.00 \/ month/ }).waitFor();
     await page.getByRole("button", { name: "Copy id" }).click();
     await toast(page, "Copied the customer's id.");
     await checkPage(page, "desktop-customer");
@@ -107,7 +107,7 @@ describe("the seller app's customers and subscriptions", () => {
     await dialog.getByRole("button", { name: "Yes, cancel at period end" }).click();
     await toast(page, "Canceled amy@example.com's Plan: it ends on");
     expect((await sandbox.subscriptions.get({ id: amy })).cancelAtPeriodEnd).toBe(true);
-    await expect.poll(async () => flat(await page.getByRole("row", { name: /amy@example\.com/ }).innerText())).toMatch(/active, ends at period end/);
+    await expect.poll(async () => flat(await page.getByRole("row", { name: /amy@example\.com/ }).innerText())).toMatch(/Active, ends at period end/);
 
     // the filters and a search by customer
     await page.getByRole("navigation", { name: "Show" }).getByRole("link", { name: "Ending at period end" }).click();
@@ -143,7 +143,7 @@ describe("the seller app's customers and subscriptions", () => {
     await checkPage(page, "phone-subscription-cancel-dialog");
     await dialog.getByRole("button", { name: "Yes, cancel at period end" }).click();
     await toast(page, "It ends on");
-    await page.getByText("active, ends at the period's end").waitFor();
+    await page.getByText("Active, ends at the period's end", { exact: true }).waitFor();
     expect((await sandbox.subscriptions.get({ id: subs.get("amy@example.com") ?? "" })).cancelAtPeriodEnd).toBe(true);
     await page.getByRole("link", { name: "All subscriptions" }).click();
     await page.getByRole("heading", { level: 1, name: "Subscriptions" }).waitFor();

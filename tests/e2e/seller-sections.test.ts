@@ -180,7 +180,7 @@ describe("the seller app's sections, in the sandbox", () => {
     await page.getByRole("link", { name: "its subscriptions" }).click();
     await page.waitForURL(new RegExp(`/subscriptions\\?.*product_id=${basic.id}`));
     await page.getByText("Showing one product's subscriptions.").waitFor();
-    expect(flat(await page.getByRole("row", { name: /mover@example\.com/ }).innerText())).toMatch(/^Basic plan mover@example\.com active/);
+    expect(flat(await page.getByRole("row", { name: /mover@example\.com/ }).innerText())).toMatch(/^Basic plan mover@example\.com Active/);
     expect(await page.getByRole("row").count()).toBe(2);
 
     await page.goto("/subscriptions");

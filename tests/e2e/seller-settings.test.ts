@@ -2,7 +2,8 @@
 // button returns to the one before), every field of every section shown with its label; forms saved on their own
 // with a toast and read back through the API (legal details, dunning, trials, customer emails, the portal), the
 // API's refusal shown at the field it names; the team: an invitation sent and canceled after asking once more, a
-// member's role changed and the member removed after asking. At a desktop's width and a phone's; axe on every page.
+// member's role changed and the member removed after asking. At a desktop's width and a phone's (where a checkbox
+// stays beside its label); axe on every page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { joinAs } from "../auth/org-fixtures.js";
@@ -127,6 +128,15 @@ describe("the seller's settings", () => {
       await page.getByRole("heading", { level: 1, name: `Settings · ${s.label}` }).waitFor();
       await page.getByText(s.intro).waitFor();
       await checkPage(page, `phone-settings-${s.slug}`);
+      // a checkbox beside its label, however long: none of the labels begins below its box
+      const below = await page.locator(".field.checkbox").evaluateAll((fields) =>
+        fields.flatMap((f) => {
+          const box = f.querySelector("input")?.getBoundingClientRect();
+          const label = f.querySelector("label");
+          return box && label && label.getBoundingClientRect().top >= box.bottom ? [label.textContent ?? ""] : [];
+        }),
+      );
+      expect(below, s.slug).toEqual([]);
     }
     await page.goto("/settings/portal?mode=live");
     await page.getByLabel("Change their email").uncheck();

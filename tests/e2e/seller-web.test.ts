@@ -94,7 +94,7 @@ describe("the seller web app", () => {
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Orders" }).click();
     const row = page.getByRole("row", { name: /Sandbox Pro/ });
     await row.waitFor();
-    expect((await row.innerText()).replace(/\s+/g, " ")).toMatch(/Sandbox Pro ada@example\.com paid .*\$12\.00/);
+    expect((await row.innerText()).replace(/\s+/g, " ")).toMatch(/Sandbox Pro ada@example\.com Paid .*\$12\.00/);
     await checkPage(page, "orders");
     await row.getByRole("link").click();
     await page.getByRole("heading", { level: 2, name: "Refunds" }).waitFor();
@@ -123,7 +123,7 @@ describe("the seller web app", () => {
     expect(await page.getByRole("alert").count(), await page.locator("main").innerText()).toBe(0);
     await page.getByText("Nothing left to refund.").waitFor();
     await page.goto(page.url());
-    await page.getByText("refunded", { exact: true }).waitFor();
+    await page.locator("dl.facts").getByText("Refunded", { exact: true }).waitFor();
 
     // live, chosen with the keyboard: none of the sandbox's rows
     await page.getByRole("switch", { name: "Sandbox" }).focus();

@@ -1,12 +1,17 @@
 // The seller app's words for what the API names in a developer's (web/src/seller/words.ts): every webhook type till
 // sends reads as a seller's phrase, an unknown type as its own words capitalized; card brands as printed on cards;
-// a dispute's status and Stripe's reasons; a refund's reason and status, an order's billing reason and a benefit's
-// type by their proper names; a meter's usage past its credits as overage, never a negative remainder; a 422 said
-// at a form's fields, the rest without the server's field paths.
+// the statuses of orders, payments, subscriptions and seats; a dispute's status and Stripe's reasons; a refund's
+// reason and status, an order's billing reason and a benefit's type by their proper names; a meter's usage past its
+// credits as overage, never a negative remainder; a 422 said at a form's fields, the rest without the server's
+// field paths.
 import { describe, expect, it } from "vitest";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../shared/webhook-events.js";
 import { formErrors, messageOf } from "../../web/src/seller/api.js";
-import { benefitType, billingReason, cardBrand, disputeReason, disputeStatus, eventWords, meterLeft, readable, refundReason, refundStatus } from "../../web/src/seller/words.js";
+import {
+  benefitType, billingReason, cardBrand, disputeReason, disputeStatus, eventWords, meterLeft, orderStatus, paymentStatus, readable, refundReason, refundStatus, seatStatus,
+  subscriptionStatus,
+} from "../../web/src/seller/words.js";
+import { wordsFor } from "../../web/src/wording.js";
 
 describe("the seller app's words", () => {
   it("names events as a seller says them", () => {
@@ -32,6 +37,13 @@ describe("the seller app's words", () => {
     expect(readable("")).toBe("—");
   });
 
+  it("looks every mapping up one way: its words, else the fallback's, a dash for nothing", () => {
+    const said = wordsFor({ past_due: "Behind on payment" });
+    expect([said("past_due"), said("brand_new"), said(null), said(undefined), said("")]).toEqual(["Behind on payment", "Brand new", "—", "—", "—"]);
+    const shouted = wordsFor({ visa: "Visa" }, (v) => `?${v}`, (v) => v.toLowerCase());
+    expect([shouted("VISA"), shouted("Odd_Brand")]).toEqual(["Visa", "?Odd_Brand"]);
+  });
+
   it("prints card brands as on the card", () => {
     expect(cardBrand("visa")).toBe("Visa");
     expect(cardBrand("mastercard")).toBe("Mastercard");
@@ -42,6 +54,9 @@ describe("the seller app's words", () => {
     expect(cardBrand("diners")).toBe("Diners Club");
     expect(cardBrand("cartes_bancaires")).toBe("Cartes Bancaires");
     expect(cardBrand("some_brand")).toBe("Some brand");
+    // Stripe's older Card objects say it capitalized; an unknown one keeps its own capitals
+    expect(cardBrand("MasterCard")).toBe("Mastercard");
+    expect(cardBrand("New_Brand")).toBe("New Brand");
   });
 
   it("says a dispute's status and reason", () => {
@@ -54,6 +69,16 @@ describe("the seller app's words", () => {
     expect(disputeReason("product_not_received")).toBe("Product not received");
     expect(disputeReason("new_reason")).toBe("New reason");
     expect(disputeReason(null)).toBe("—");
+  });
+
+  it("says an order's, a payment's, a subscription's and a seat's status as words, not as the wire's", () => {
+    expect(["pending", "paid", "partially_refunded", "refunded", "void"].map(orderStatus)).toEqual(["Pending", "Paid", "Partially refunded", "Refunded", "Void"]);
+    expect(["pending", "succeeded", "failed"].map(paymentStatus)).toEqual(["Pending", "Succeeded", "Failed"]);
+    expect(["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid"].map(subscriptionStatus)).toEqual([
+      "Incomplete", "Incomplete, expired", "Trialing", "Active", "Past due", "Canceled", "Unpaid",
+    ]);
+    expect(["pending", "claimed", "revoked"].map(seatStatus)).toEqual(["Pending", "Claimed", "Revoked"]);
+    expect(subscriptionStatus("paused")).toBe("Paused");
   });
 
   it("says usage past the credits as overage", () => {

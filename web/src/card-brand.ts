@@ -1,5 +1,6 @@
 // A card's brand as printed on it, where the API carries Stripe's lowercase `visa`, `amex`, `unionpay`…: the seller
 // app's payments and the customer portal's saved cards say it the same way.
+import { readable, wordsFor } from "./wording.js";
 
 const BRANDS: Readonly<Record<string, string>> = {
   visa: "Visa",
@@ -17,10 +18,5 @@ const BRANDS: Readonly<Record<string, string>> = {
   link: "Link",
 };
 
-/** A card's brand as printed on it: Stripe's `visa`, `amex`, `unionpay`… (unknown: its words, capitalized). */
-export function cardBrand(brand: string): string {
-  const known = BRANDS[brand.toLowerCase()];
-  if (known) return known;
-  const words = brand.replace(/[._]+/g, " ").trim();
-  return words ? words[0]!.toUpperCase() + words.slice(1) : brand;
-}
+/** A card's brand as printed on it: Stripe's `visa`, `amex`, `unionpay`… in any case (unknown: its words). */
+export const cardBrand: (brand: string) => string = wordsFor(BRANDS, readable, (brand) => brand.toLowerCase());

@@ -1,5 +1,5 @@
-// The few building blocks every page shares: the page frame, labelled fields, and the status line that
-// screen readers announce (role=status for progress and results, role=alert for errors).
+// The few building blocks every page shares: the page frame, labelled fields, a number's − and + stepper, and the
+// status line that screen readers announce (role=status for progress and results, role=alert for errors).
 import { t } from "./i18n/intl.js";
 import { useEffect, useId, useRef, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
 
@@ -156,6 +156,56 @@ export function CheckboxField({ label, hint, error, id: given, ...input }: Omit<
       <input id={id} type="checkbox" aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...input} />
       <label htmlFor={id}>{label}</label>
       <FieldNotes id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+interface StepperProps {
+  value: number;
+  /** The least it may be (1 unless said); `max`, the most (none unless said). */
+  min?: number;
+  max?: number | null;
+  onChange: (value: number) => void;
+  /** The − and + buttons' accessible names ("One Storage fewer"). */
+  less: string;
+  more: string;
+  /** The input's id, for a <label htmlFor> that names it (or an error summary's link). */
+  id?: string;
+  /** The input's accessible name where no label names it. */
+  label?: string;
+  describedBy?: string;
+  invalid?: boolean;
+}
+
+/**
+ * A whole number with − and + beside it (a quantity, a number of seats): the buttons and the typed number stay within
+ * min and max, and the arrow keys step it as a number input's do.
+ */
+export function Stepper({ value, min = 1, max = null, onChange, less, more, id, label, describedBy, invalid }: StepperProps) {
+  const set = (n: number) => onChange(Math.max(min, max === null ? n : Math.min(max, n)));
+  return (
+    <div className="stepper">
+      <button type="button" aria-label={less} disabled={value <= min} onClick={() => set(value - 1)}>
+        −
+      </button>
+      <input
+        id={id}
+        type="number"
+        inputMode="numeric"
+        min={min}
+        max={max ?? undefined}
+        aria-label={label}
+        aria-describedby={describedBy}
+        aria-invalid={invalid ? true : undefined}
+        value={value}
+        onChange={(e) => {
+          const n = Number(e.target.value);
+          if (Number.isInteger(n) && n > 0) set(n);
+        }}
+      />
+      <button type="button" aria-label={more} disabled={max !== null && value >= max} onClick={() => set(value + 1)}>
+        +
+      </button>
     </div>
   );
 }

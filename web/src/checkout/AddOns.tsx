@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { t } from "../i18n/intl.js";
 import type { AddOnChoice, Checkout } from "../checkout-api.js";
-import { CheckboxField } from "../ui.js";
+import { CheckboxField, Stepper } from "../ui.js";
 import { fieldId, priceText } from "./model.js";
 
 export function AddOns({ checkout, onChange }: { checkout: Checkout; onChange: (addOns: AddOnChoice[]) => void }) {
@@ -21,7 +21,6 @@ export function AddOns({ checkout, onChange }: { checkout: Checkout; onChange: (
         const price = p.prices.find((x) => !x.is_archived && x.price_currency === checkout.currency && x.amount_type !== "metered_unit") ?? null;
         const quantity = chosen.get(p.id);
         const id = fieldId(`add-on-${p.id}`);
-        const set = (n: number) => send(new Map(chosen).set(p.id, Math.max(1, n)));
         return (
           <div key={p.id} className="add-on">
             <CheckboxField
@@ -37,26 +36,14 @@ export function AddOns({ checkout, onChange }: { checkout: Checkout; onChange: (
               }}
             />
             {quantity !== undefined && price && price.amount_type !== "free" && (
-              <div className="stepper">
-                <button type="button" aria-label={t("addOns.less", { name: p.name })} disabled={quantity <= 1} onClick={() => set(quantity - 1)}>
-                  −
-                </button>
-                <input
-                  id={id}
-                  type="number"
-                  inputMode="numeric"
-                  min={1}
-                  aria-label={t(price.amount_type === "seat_based" ? "addOns.seats" : "addOns.quantity", { name: p.name })}
-                  value={quantity}
-                  onChange={(e) => {
-                    const n = Number(e.target.value);
-                    if (Number.isInteger(n) && n > 0) set(n);
-                  }}
-                />
-                <button type="button" aria-label={t("addOns.more", { name: p.name })} onClick={() => set(quantity + 1)}>
-                  +
-                </button>
-              </div>
+              <Stepper
+                id={id}
+                value={quantity}
+                onChange={(n) => send(new Map(chosen).set(p.id, n))}
+                label={t(price.amount_type === "seat_based" ? "addOns.seats" : "addOns.quantity", { name: p.name })}
+                less={t("addOns.less", { name: p.name })}
+                more={t("addOns.more", { name: p.name })}
+              />
             )}
           </div>
         );

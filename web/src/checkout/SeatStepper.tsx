@@ -2,6 +2,7 @@
 // seat and the tier the count falls in, updated as the count changes.
 import { money as formatMoney, t } from "../i18n/intl.js";
 import type { Checkout, Price } from "../checkout-api.js";
+import { Stepper } from "../ui.js";
 import { fieldId, seatBounds, seatQuote } from "./model.js";
 
 export function SeatStepper(props: { checkout: Checkout; price: Price; seats: number; error?: string | undefined; onChange: (seats: number) => void }) {
@@ -9,32 +10,20 @@ export function SeatStepper(props: { checkout: Checkout; price: Price; seats: nu
   const { min, max } = seatBounds(price, checkout);
   const quote = seatQuote(price, seats);
   const id = fieldId("seats");
-  const set = (n: number) => props.onChange(Math.max(min, max === null ? n : Math.min(max, n)));
   return (
     <div className="field seats">
       <label htmlFor={id}>{t("label.seats")}</label>
-      <div className="stepper">
-        <button type="button" aria-label={t("seats.remove")} disabled={seats <= min} onClick={() => set(seats - 1)}>
-          −
-        </button>
-        <input
-          id={id}
-          type="number"
-          inputMode="numeric"
-          min={min}
-          max={max ?? undefined}
-          value={seats}
-          aria-describedby={`${id}-quote${props.error ? ` ${id}-error` : ""}`}
-          aria-invalid={props.error ? true : undefined}
-          onChange={(e) => {
-            const n = Number(e.target.value);
-            if (Number.isInteger(n) && n > 0) set(n);
-          }}
-        />
-        <button type="button" aria-label={t("seats.add")} disabled={max !== null && seats >= max} onClick={() => set(seats + 1)}>
-          +
-        </button>
-      </div>
+      <Stepper
+        id={id}
+        value={seats}
+        min={min}
+        max={max}
+        onChange={props.onChange}
+        less={t("seats.remove")}
+        more={t("seats.add")}
+        describedBy={`${id}-quote${props.error ? ` ${id}-error` : ""}`}
+        invalid={Boolean(props.error)}
+      />
       <p className="hint" id={`${id}-quote`} aria-live="polite" data-testid="seat-quote">
         {quote
           ? t("seats.quote", { perSeat: formatMoney(quote.perSeat, checkout.currency), tier: quote.tierText, amount: formatMoney(quote.amount, checkout.currency) })

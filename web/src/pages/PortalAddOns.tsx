@@ -6,7 +6,7 @@ import { money, t } from "../i18n/intl.js";
 import type { Price } from "../checkout-api.js";
 import type { PortalSubscription } from "../portal-api.js";
 import type { AddOnChoice } from "../portal-change-api.js";
-import { CheckboxField } from "../ui.js";
+import { CheckboxField, Stepper } from "../ui.js";
 import { formatDate } from "./PortalCommon.js";
 
 /** An add-on the form lists: one offered, or one held whose product is offered no more (it keeps its price). */
@@ -105,7 +105,6 @@ export function AddOnsFields({ subscription: s, onChange }: { subscription: Port
       {choicesOf(s).map((c) => {
         const quantity = chosen.get(c.id);
         const seats = c.price?.amount_type === "seat_based";
-        const set = (n: number) => send(new Map(chosen).set(c.id, Math.max(1, n)));
         return (
           <div key={c.id} className="add-on">
             <CheckboxField
@@ -121,25 +120,13 @@ export function AddOnsFields({ subscription: s, onChange }: { subscription: Port
               }}
             />
             {quantity !== undefined && (seats || Boolean(c.price?.price_amount)) && (
-              <div className="stepper">
-                <button type="button" aria-label={t("addOns.less", { name: c.name })} disabled={quantity <= 1} onClick={() => set(quantity - 1)}>
-                  −
-                </button>
-                <input
-                  type="number"
-                  inputMode="numeric"
-                  min={1}
-                  aria-label={t(seats ? "addOns.seats" : "addOns.quantity", { name: c.name })}
-                  value={quantity}
-                  onChange={(e) => {
-                    const n = Number(e.target.value);
-                    if (Number.isInteger(n) && n > 0) set(n);
-                  }}
-                />
-                <button type="button" aria-label={t("addOns.more", { name: c.name })} onClick={() => set(quantity + 1)}>
-                  +
-                </button>
-              </div>
+              <Stepper
+                value={quantity}
+                onChange={(n) => send(new Map(chosen).set(c.id, n))}
+                label={t(seats ? "addOns.seats" : "addOns.quantity", { name: c.name })}
+                less={t("addOns.less", { name: c.name })}
+                more={t("addOns.more", { name: c.name })}
+              />
             )}
           </div>
         );

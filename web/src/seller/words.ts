@@ -1,14 +1,12 @@
 // What the seller app says in a seller's words where the API speaks a developer's: an event's webhook type
-// (`order.paid` → "Order paid"), a card's brand (`amex` → "American Express"), a dispute's status and reason
-// (Stripe's `product_not_received`), a refund's reason and status, an order's billing reason, a benefit's type, and
-// a meter's remainder once usage went past its credits. One mapping each;
-// what a mapping does not know still reads (its words, capitalized), so a new type never shows as a blank.
+// (`order.paid` → "Order paid"), a card's brand (`amex` → "American Express"), the status of an order, a payment, a
+// subscription, a seat, a refund and a dispute (`past_due` → "Past due"), a dispute's reason (Stripe's
+// `product_not_received`), a refund's reason, an order's billing reason, a benefit's type, and a meter's remainder
+// once usage went past its credits. One mapping each, read through `wordsFor`: what a mapping
+// does not know still reads (its words, capitalized), so a new value never shows as a blank; a missing one, a dash.
+import { readable, wordsFor } from "../wording.js";
 
-/** snake_case or dotted words as a sentence: "customer_seat.assigned" → "Customer seat assigned". */
-export function readable(type: string): string {
-  const text = type.replace(/[._]+/g, " ").trim();
-  return text ? text[0]!.toUpperCase() + text.slice(1) : "—";
-}
+export { readable };
 
 const EVENTS: Readonly<Record<string, string>> = {
   "order.created": "Order created",
@@ -53,13 +51,53 @@ const EVENTS: Readonly<Record<string, string>> = {
   "till.wallet.updated": "Wallet balance changed",
 };
 
-/** An event's webhook type in a seller's words. */
-export function eventWords(type: string): string {
-  return EVENTS[type] ?? readable(type.replace(/^till\./, ""));
-}
+/** An event's webhook type in a seller's words (till's own events without their `till.` prefix). */
+export const eventWords = wordsFor(EVENTS, (type) => readable(type.replace(/^till\./, "")));
 
 /** A card's brand as printed on it (shared with the customer portal). */
 export { cardBrand } from "../card-brand.js";
+
+const ORDER_STATUSES: Readonly<Record<string, string>> = {
+  pending: "Pending",
+  paid: "Paid",
+  partially_refunded: "Partially refunded",
+  refunded: "Refunded",
+  void: "Void",
+};
+
+/** Where an order's money stands. */
+export const orderStatus = wordsFor(ORDER_STATUSES);
+
+const PAYMENT_STATUSES: Readonly<Record<string, string>> = {
+  pending: "Pending",
+  succeeded: "Succeeded",
+  failed: "Failed",
+};
+
+/** Whether a payment went through. */
+export const paymentStatus = wordsFor(PAYMENT_STATUSES);
+
+const SUBSCRIPTION_STATUSES: Readonly<Record<string, string>> = {
+  incomplete: "Incomplete",
+  incomplete_expired: "Incomplete, expired",
+  trialing: "Trialing",
+  active: "Active",
+  past_due: "Past due",
+  canceled: "Canceled",
+  unpaid: "Unpaid",
+};
+
+/** Where a subscription stands. */
+export const subscriptionStatus = wordsFor(SUBSCRIPTION_STATUSES);
+
+const SEAT_STATUSES: Readonly<Record<string, string>> = {
+  pending: "Pending",
+  claimed: "Claimed",
+  revoked: "Revoked",
+};
+
+/** Whether a seat's holder took it. */
+export const seatStatus = wordsFor(SEAT_STATUSES);
 
 const DISPUTE_STATUSES: Readonly<Record<string, string>> = {
   early_warning: "Early warning",
@@ -72,9 +110,7 @@ const DISPUTE_STATUSES: Readonly<Record<string, string>> = {
 };
 
 /** A dispute's status, saying when the seller has something to do. */
-export function disputeStatus(status: string): string {
-  return DISPUTE_STATUSES[status] ?? readable(status);
-}
+export const disputeStatus = wordsFor(DISPUTE_STATUSES);
 
 // Stripe's dispute reasons (Stripe.Dispute's `reason`), as the customer's bank put them.
 const DISPUTE_REASONS: Readonly<Record<string, string>> = {
@@ -96,9 +132,7 @@ const DISPUTE_REASONS: Readonly<Record<string, string>> = {
 };
 
 /** Why the customer's bank disputes the payment. */
-export function disputeReason(reason: string | null): string {
-  return reason ? (DISPUTE_REASONS[reason] ?? readable(reason)) : "—";
-}
+export const disputeReason = wordsFor(DISPUTE_REASONS);
 
 const REFUND_REASONS: Readonly<Record<string, string>> = {
   customer_request: "The customer asked",
@@ -110,9 +144,7 @@ const REFUND_REASONS: Readonly<Record<string, string>> = {
 };
 
 /** Why the seller refunded. */
-export function refundReason(reason: string | null): string {
-  return reason ? (REFUND_REASONS[reason] ?? readable(reason)) : "—";
-}
+export const refundReason = wordsFor(REFUND_REASONS);
 
 const REFUND_STATUSES: Readonly<Record<string, string>> = {
   pending: "Pending",
@@ -122,9 +154,7 @@ const REFUND_STATUSES: Readonly<Record<string, string>> = {
 };
 
 /** Where a refund's money is. */
-export function refundStatus(status: string): string {
-  return REFUND_STATUSES[status] ?? readable(status);
-}
+export const refundStatus = wordsFor(REFUND_STATUSES);
 
 const BILLING_REASONS: Readonly<Record<string, string>> = {
   purchase: "One-time purchase",
@@ -134,9 +164,7 @@ const BILLING_REASONS: Readonly<Record<string, string>> = {
 };
 
 /** What an order bills for. */
-export function billingReason(reason: string | null): string {
-  return reason ? (BILLING_REASONS[reason] ?? readable(reason)) : "—";
-}
+export const billingReason = wordsFor(BILLING_REASONS);
 
 const BENEFIT_TYPES: Readonly<Record<string, string>> = {
   custom: "Custom",
@@ -149,9 +177,7 @@ const BENEFIT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** A benefit's type by its proper name. */
-export function benefitType(type: string): string {
-  return BENEFIT_TYPES[type] ?? readable(type);
-}
+export const benefitType = wordsFor(BENEFIT_TYPES);
 
 /** What is left of a meter's credits; usage past them is said as overage, never as a negative remainder. */
 export function meterLeft(balance: number): string {

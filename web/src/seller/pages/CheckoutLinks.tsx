@@ -4,7 +4,6 @@
 import { useState } from "react";
 import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
-import { Chooser } from "../Chooser.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Confirm } from "../kit/Confirm.js";
@@ -12,6 +11,7 @@ import { copyText } from "../kit/copy.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
 import { ListToolbar } from "../kit/ListToolbar.js";
+import { ProductFilter } from "../kit/ProductFilter.js";
 import { useFlash } from "../kit/flash.js";
 import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
@@ -94,14 +94,9 @@ export function CheckoutLinks() {
   return (
     <Layout title="Checkout links" action={create}>
       <ListToolbar path="/checkout-links" here={here}>
-        <Chooser<Product>
-          label="Selling"
-          name="product_filter"
-          path="/products/"
-          describe={(p) => p.name}
-          placeholder={product ? "Any product (clear)" : "Any product"}
-          onChange={(id) => window.location.assign(href("/checkout-links", { ...here, product_id: id || undefined }))}
-        />
+        <div className="filters" role="group" aria-label="Filters">
+          <ProductFilter value={product || undefined} onChange={(id) => window.location.assign(href("/checkout-links", { ...here, page: undefined, product_id: id }))} />
+        </div>
       </ListToolbar>
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>

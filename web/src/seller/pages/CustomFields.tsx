@@ -4,7 +4,7 @@
 // terminal. The form is its own page (CustomFieldForm).
 import { useState } from "react";
 import "../catalog.css";
-import { Status } from "../../ui.js";
+import { SelectField, Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
@@ -86,16 +86,11 @@ export function CustomFields() {
   return (
     <Layout title="Custom fields" action={create}>
       <ListToolbar path="/custom-fields" here={here} search={{ id: "cf-search", label: "Search custom fields", value: query }}>
-        <div className="inline-filter">
-          <label htmlFor="cf-type">Type</label>
-          <select id="cf-type" value={type} onChange={(e) => window.location.assign(href("/custom-fields", { ...here, type: e.target.value || undefined }))}>
-            <option value="">Any</option>
-            {TYPES.map((t) => (
-              <option key={t.value} value={t.value}>
-                {t.label}
-              </option>
-            ))}
-          </select>
+        <div className="filters" role="group" aria-label="Filters">
+          <SelectField
+            label="Type" value={type} placeholder="Any type" options={TYPES}
+            onChange={(e) => window.location.assign(href("/custom-fields", { ...here, page: undefined, type: e.target.value || undefined }))}
+          />
         </div>
       </ListToolbar>
       <Loading loading={list.loading} error={list.error} />

@@ -12,7 +12,7 @@ import { RowActions } from "../kit/RowActions.js";
 import { day, Loading, money, Pager } from "../parts.js";
 import { href, pageParam } from "../url.js";
 import type { BenefitGrant, CustomerState, Order, Subscription } from "../wire.js";
-import { benefitType, meterLeft } from "../words.js";
+import { benefitType, meterLeft, orderStatus, seatStatus, subscriptionStatus } from "../words.js";
 
 const RECENT = 10;
 const words = (s: string) => s.replace(/_/g, " ");
@@ -110,7 +110,7 @@ export function Members({ id }: { id: string }) {
 
 const SEAT_COLUMNS: Array<DataColumn<Seat>> = [
   { id: "holder", label: "Holder", cell: (x) => x.customer_email ?? x.email ?? "—" },
-  { id: "status", label: "Status", cell: (x) => words(x.status) },
+  { id: "status", label: "Status", cell: (x) => seatStatus(x.status) },
   { id: "claimed", label: "Claimed", cell: (x) => (x.claimed_at ? day(x.claimed_at) : "—") },
 ];
 
@@ -147,13 +147,13 @@ export function Seats({ id }: { id: string }) {
 const ORDER_COLUMNS: Array<DataColumn<Order>> = [
   { id: "date", label: "Date", cell: (o) => <a href={href(`/orders/${o.id}`)}>{day(o.created_at)}</a> },
   { id: "product", label: "Product", cell: (o) => o.product?.name ?? o.items[0]?.label ?? "—" },
-  { id: "status", label: "Status", cell: (o) => words(o.status) },
+  { id: "status", label: "Status", cell: (o) => orderStatus(o.status) },
   { id: "total", label: "Total", cell: (o) => money(o.total_amount, o.currency), numeric: true },
 ];
 
 const SUB_COLUMNS: Array<DataColumn<Subscription>> = [
   { id: "product", label: "Product", cell: (s) => <a href={href(`/subscriptions/${s.id}`)}>{s.product.name}</a> },
-  { id: "status", label: "Status", cell: (s) => `${words(s.status)}${s.cancel_at_period_end ? ", ends at period end" : ""}` },
+  { id: "status", label: "Status", cell: (s) => `${subscriptionStatus(s.status)}${s.cancel_at_period_end ? ", ends at period end" : ""}` },
   { id: "amount", label: "Amount", cell: (s) => `${money(s.amount, s.currency)} / ${s.recurring_interval}`, numeric: true },
   { id: "renews", label: "Renews", cell: (s) => (s.ended_at ? "—" : day(s.current_period_end)) },
   { id: "seats", label: "Seats", cell: (s) => (s.seats ? String(s.seats) : "—"), numeric: true },

@@ -13,12 +13,10 @@ import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href } from "../url.js";
 import type { Order } from "../wire.js";
-import { billingReason, disputeReason, disputeStatus } from "../words.js";
+import { billingReason, disputeReason, disputeStatus, orderStatus } from "../words.js";
 import { AcceptDispute, DISPUTE_COLUMNS, REFUND_COLUMNS, type Dispute, type Refund } from "./OrderLists.js";
 import { Invoice, Payments, RefundForm, type InvoiceAnswer } from "./OrderParts.js";
 import "../sales.css";
-
-const words = (s: string) => s.replace(/_/g, " ");
 
 type PayableOrder = Order & { pay_url?: string | null; discount?: { name?: string } | null };
 
@@ -155,7 +153,7 @@ export function OrderDetail({ id }: { id: string }) {
           <Disputed o={o} disputes={disputes.data?.items ?? []} />
           <Facts
             items={[
-              ["Status", words(o.status)],
+              ["Status", orderStatus(o.status)],
               ["Customer", <a key="c" href={href(`/customers/${o.customer.id}`)}>{o.customer.email ?? o.customer.id}</a>],
               ["Product", o.product ? <a key="p" href={href(`/products/${o.product.id}`)}>{o.product.name}</a> : "—"],
               ["Billing reason", billingReason(o.billing_reason)],

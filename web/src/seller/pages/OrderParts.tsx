@@ -12,7 +12,7 @@ import { day, Loading, money } from "../parts.js";
 import { toMinor } from "../price-drafts.js";
 import { useToast } from "../Toasts.js";
 import type { Order } from "../wire.js";
-import { cardBrand, refundReason } from "../words.js";
+import { cardBrand, paymentStatus, refundReason } from "../words.js";
 
 type Said = { tone: Tone; text: string } | undefined;
 const words = (s: string | null | undefined) => (s ? s.replace(/_/g, " ") : "—");
@@ -45,7 +45,7 @@ export interface InvoiceAnswer {
 const PAYMENT_COLUMNS: Array<DataColumn<Payment>> = [
   { id: "date", label: "Date", cell: (p) => day(p.created_at) },
   { id: "method", label: "Method", cell: (p) => (p.method_metadata ? `${cardBrand(p.method_metadata.brand)} •••• ${p.method_metadata.last4}` : words(p.method)) },
-  { id: "status", label: "Status", cell: (p) => `${words(p.status)}${p.decline_message ? `: ${p.decline_message}` : ""}` },
+  { id: "status", label: "Status", cell: (p) => `${paymentStatus(p.status)}${p.decline_message ? `: ${p.decline_message}` : ""}` },
   { id: "amount", label: "Amount", cell: (p) => money(p.amount, p.currency), numeric: true },
 ];
 

@@ -11,12 +11,14 @@ import { copyText } from "../kit/copy.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
 import { ListToolbar } from "../kit/ListToolbar.js";
+import { ProductFilter } from "../kit/ProductFilter.js";
 import { RowActions } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
 import { day, Loading, money, Pager } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href, pageParam, params } from "../url.js";
-import type { Customer, Order, Product } from "../wire.js";
+import type { Customer, Order } from "../wire.js";
+import { orderStatus } from "../words.js";
 import { Disputes, Refunds } from "./OrderLists.js";
 import "../sales.css";
 
@@ -25,7 +27,6 @@ const DEFAULT_SORT = "-created_at";
 /** How many customers a search by customer looks among (the list's customer_id filter takes them all). */
 const CUSTOMER_MATCHES = 100;
 const STATUSES = ["pending", "paid", "partially_refunded", "refunded", "void"];
-const words = (s: string) => s.replace(/_/g, " ");
 
 export const orderName = (o: Order) => o.product?.name ?? o.items[0]?.label ?? "Order";
 
@@ -33,7 +34,7 @@ const COLUMNS: Array<DataColumn<Order>> = [
   { id: "date", sortKey: "created_at", label: "Date", cell: (o) => <a href={href(`/orders/${o.id}`)}>{day(o.created_at)}</a> },
   { id: "product", sortKey: "product", label: "Product", cell: (o) => orderName(o) },
   { id: "customer", sortKey: "customer", label: "Customer", cell: (o) => o.customer.email ?? "—" },
-  { id: "status", sortKey: "status", label: "Status", cell: (o) => words(o.status) },
+  { id: "status", sortKey: "status", label: "Status", cell: (o) => orderStatus(o.status) },
   { id: "invoice", sortKey: "invoice_number", label: "Invoice", cell: (o) => o.invoice_number ?? "—" },
   { id: "total", sortKey: "amount", label: "Total", cell: (o) => money(o.total_amount, o.currency), numeric: true },
 ];
@@ -82,19 +83,14 @@ function Views({ view }: { view: string }) {
 }
 
 function Filters({ f, here }: { f: Filter; here: Record<string, string | number | undefined> }) {
-  const { scope } = useSeller();
-  const products = useLoad(() => v1<ListPage<Product>>(scope, "GET", "/products/", { query: { limit: 100, sorting: "name" } }), "products");
   const go = (change: Record<string, string | undefined>) => window.location.assign(href("/orders", { ...here, page: undefined, ...change }));
   return (
     <div className="filters" role="group" aria-label="Filters">
       <SelectField
         label="Status" value={f.status ?? ""} placeholder="Any status" onChange={(e) => go({ status: e.target.value || undefined })}
-        options={STATUSES.map((s) => ({ value: s, label: words(s) }))}
+        options={STATUSES.map((s) => ({ value: s, label: orderStatus(s) }))}
       />
-      <SelectField
-        label="Product" value={f.product ?? ""} placeholder="Any product" onChange={(e) => go({ product_id: e.target.value || undefined })}
-        options={(products.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))}
-      />
+      <ProductFilter value={f.product} onChange={(id) => go({ product_id: id })} />
     </div>
   );
 }

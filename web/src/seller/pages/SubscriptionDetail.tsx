@@ -19,6 +19,7 @@ import { useToast } from "../Toasts.js";
 import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
 import type { Subscription } from "../wire.js";
+import { subscriptionStatus } from "../words.js";
 
 const words = (s: string) => s.replace(/_/g, " ");
 
@@ -131,7 +132,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
         <>
           <Facts
             items={[
-              ["Status", `${words(s.status)}${s.cancel_at_period_end ? ", ends at the period's end" : ""}`],
+              ["Status", `${subscriptionStatus(s.status)}${s.cancel_at_period_end ? ", ends at the period's end" : ""}`],
               ["Customer", <a key="c" href={href(`/customers/${s.customer_id}`)}>{s.customer.email ?? s.customer_id}</a>],
               ["Product", <a key="p" href={href(`/products/${s.product_id}`)}>{s.product.name}</a>],
               ["Amount", `${money(s.amount, s.currency)} / ${s.recurring_interval}`],

@@ -18,6 +18,7 @@ import { day, Loading, money, Pager } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href, pageParam, params } from "../url.js";
 import type { Customer, Subscription } from "../wire.js";
+import { subscriptionStatus } from "../words.js";
 
 const LIMIT = 20;
 const DEFAULT_SORT = "-started_at";
@@ -30,7 +31,7 @@ const SHOWS: Array<[Show, string]> = [["all", "All"], ["active", "Active"], ["ca
 const COLUMNS: Array<DataColumn<Subscription>> = [
   { id: "product", sortKey: "product", label: "Product", cell: (s) => <a href={href(`/subscriptions/${s.id}`)}>{s.product.name}</a> },
   { id: "customer", sortKey: "customer", label: "Customer", cell: (s) => s.customer.email ?? "—" },
-  { id: "status", sortKey: "status", label: "Status", cell: (s) => `${s.status.replace(/_/g, " ")}${s.cancel_at_period_end ? ", ends at period end" : ""}` },
+  { id: "status", sortKey: "status", label: "Status", cell: (s) => `${subscriptionStatus(s.status)}${s.cancel_at_period_end ? ", ends at period end" : ""}` },
   { id: "renews", sortKey: "current_period_end", label: "Renews", cell: (s) => (s.ended_at ? "—" : day(s.current_period_end)) },
   { id: "amount", sortKey: "amount", label: "Amount", cell: (s) => `${money(s.amount, s.currency)} / ${s.recurring_interval}`, numeric: true },
   { id: "started", sortKey: "started_at", label: "Started", cell: (s) => day(s.started_at ?? s.created_at) },
