@@ -82,7 +82,9 @@ const settle = (intentId: string) => s.peer.payments.settleDebit(intentId);
 /** Whether the wallet's row can be locked now (no transaction waits on Stripe with it). */
 async function walletRowFree(walletId: string): Promise<boolean> {
   const db = s.server.database.db;
-  return db.transaction(async (tx) => (await tx.select({ id: customerWallet.id }).from(customerWallet).where(eq(customerWallet.id, walletId)).for("update", { noWait: true })).length === 1).catch(() => false);
+  const lock = (tx: Parameters<Parameters<typeof db.transaction>[0]>[0]) =>
+    tx.select({ id: customerWallet.id }).from(customerWallet).where(eq(customerWallet.id, walletId)).for("update", { noWait: true });
+  return db.transaction(async (tx) => (await lock(tx)).length === 1).catch(() => false);
 }
 
 /** The wallet's ledger events the outbox's fan-out has not committed yet. */

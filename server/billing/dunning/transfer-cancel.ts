@@ -142,8 +142,8 @@ export interface TransferCancelRun extends ScheduledPass {
 
 /**
  * The schedule's pass: every order no longer owed whose transfer still awaits the money has it canceled, each on its
- * own (the cancel is keyed: two replicas, or the pass and a job, asking at once cancel once). One the processor could not
- * be asked for is left for the next pass. Returns how many were canceled.
+ * own (the cancel is keyed: two replicas, or the pass and a job, asking at once cancel once). One the processor
+ * could not be asked for is left for the next pass. Returns how many were canceled.
  */
 export async function runTransferCancels(run: TransferCancelRun): Promise<number> {
   const db: Db = run.db;

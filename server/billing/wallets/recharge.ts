@@ -1,5 +1,5 @@
-// The wallet's auto-recharge, as a job (server/tasks/processor-jobs.ts): a movement that spent the wallet records one in
-// the fan-out's transaction (credits.ts), keyed by that movement. The job decides under the wallet's lock in a short
+// The wallet's auto-recharge, as a job (server/tasks/processor-jobs.ts): a movement that spent the wallet records one
+// in the fan-out's transaction (credits.ts), keyed by that movement. The job decides under the wallet's lock in a short
 // transaction — a balance below the threshold charges the saved card the chosen amount, not while a bank debit of the
 // wallet is still on its way, nor while blocked by a decline — notes the amount on the job, charges with no
 // transaction open, and records the answer under the wallet's lock in another short one. The charge is keyed by the
@@ -50,7 +50,7 @@ function start(env: ProcessorJobEnv, job: ProcessorJobRow, token: string): Promi
   });
 }
 
-/** What the charge's answer means for recharging: unblocked by a paid one, blocked (and the customer told) by a decline. */
+/** What the charge's answer means for recharging: unblocked by a paid one, blocked (the customer told) by a decline. */
 async function afterCharge(tx: Queryable, w: repo.WalletRow, t: TopUp, r: TopUpOutcome, now: Date): Promise<RechargeOutcome> {
   if (r.ok && r.processing) return r.replayed ? "none" : "processing";
   if (r.ok) {
