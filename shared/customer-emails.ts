@@ -24,6 +24,7 @@ export const CUSTOMER_EMAIL_TYPES = [
   "processor_error",
   "invoice_issued",
   "invoice_reminder",
+  "duplicate_payment_refunded",
 ] as const;
 export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
 
@@ -37,11 +38,12 @@ export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
  * customer their recharging stopped. A trial without a card about to end (till's own) is the organization's
  * `plan_settings.trial_reminder_days`, 0 turning it off. A payment Stripe could not process (till's own) tells the
  * seller's owners, at most once a day (billing/processor-connections/processor-errors.ts). An invoice with terms
- * (till's own) is how the customer is billed at all, and its reminder before the due date goes with it.
+ * (till's own) is how the customer is billed at all, and its reminder before the due date goes with it. A payment
+ * that succeeded for an order already paid and was refunded in full (till's own) tells the buyer where the money went.
  */
 export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = [
   "seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed", "refund_failed", "wallet_recharge_failed",
-  "trial_ending", "processor_error", "invoice_issued", "invoice_reminder",
+  "trial_ending", "processor_error", "invoice_issued", "invoice_reminder", "duplicate_payment_refunded",
 ];
 
 /**

@@ -97,6 +97,6 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
  */
 export interface OutboxSubscriber<Row> {
   /** The subscriber's name; the job the worker wakes once it recorded jobs is named in its domain's jobs.ts. */
-  name: "customer-emails" | "invoices" | "benefit-delivery" | "product-benefits" | "stripe-events" | "wallets" | "bank-transfers";
+  name: "customer-emails" | "invoices" | "benefit-delivery" | "product-benefits" | "stripe-events" | "wallets" | "wallet-recharges" | "bank-transfers";
   receive(tx: Queryable, rows: Row[], log: { error(err: unknown, msg: string): void }): Promise<number>;
 }

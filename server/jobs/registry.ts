@@ -36,7 +36,6 @@ export const DOMAIN_JOBS: readonly DomainJobs[] = [
   productBenefits,
   benefitDelivery,
   processorEvents,
-  // the wallets' auto-recharge charges through the processor: the last subscriber
   wallets,
   events,
   renewal,

@@ -5,9 +5,10 @@
 // refunded to that cash balance: the order is paid once, never twice (docs/decisions.md). A cancel Stripe refuses for
 // good is not asked again: the intent's status decides (money that came first given back at once, an intent it no
 // longer holds noted on the payment).
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "../../server/db/client.js";
+import { customerEmail, order as orderTable } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { publicRequest } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
@@ -65,6 +66,24 @@ async function eventsSettled(refundId: string): Promise<boolean> {
   const rows = await rowsOf<{ received: number; open: number }>(s.server.database.db, sql`
     SELECT count(*) FILTER (WHERE object_id = ${refundId})::int AS received, count(*) FILTER (WHERE processed_at IS NULL)::int AS open FROM stripe_event`);
   return (rows[0]?.received ?? 0) > 0 && rows[0]?.open === 0;
+}
+
+/** Till has processed every Stripe event it holds. */
+async function eventsProcessed(): Promise<boolean> {
+  const rows = await rowsOf<{ open: number }>(s.server.database.db, sql`SELECT count(*) FILTER (WHERE processed_at IS NULL)::int AS open FROM stripe_event`);
+  return rows[0]?.open === 0;
+}
+
+/** The duplicate-refund emails recorded for `to`. */
+async function duplicateMailsTo(to: string): Promise<number> {
+  const rows = await s.server.database.db.select({ id: customerEmail.id }).from(customerEmail).where(and(eq(customerEmail.type, "duplicate_payment_refunded"), eq(customerEmail.recipient, to)));
+  return rows.length;
+}
+
+/** Whether the order's row can be locked now (nothing holds it: no transaction waits on Stripe with it). */
+async function orderRowFree(id: string): Promise<boolean> {
+  const db = s.server.database.db;
+  return db.transaction(async (tx) => (await tx.select({ id: orderTable.id }).from(orderTable).where(eq(orderTable.id, id)).for("update", { noWait: true })).length === 1).catch(() => false);
 }
 
 async function advance(by: string): Promise<void> {
@@ -142,6 +161,7 @@ describe("a bank transfer of an invoice paid another way", () => {
 
   it("a transfer that arrives before its cancel could reach Stripe: refunded to the customer's cash balance, the order paid once", async () => {
     const { order, intent, customer, reference } = await transferStarted("cancel-late");
+    const buyer = (await s.sdk.orders.get({ id: order.id })).customer.email ?? "";
     // Stripe is down for the cancel: the transfer is still open when the money arrives
     s.faults.serverError("POST", `/v1/payment_intents/${intent.id}/cancel`, { shouldRetry: false });
     await markPaid(order.id);
@@ -165,10 +185,22 @@ describe("a bank transfer of an invoice paid another way", () => {
     // one cancel asked (Stripe's 500 before processing it), none after: the transfer's payment is settled
     expect(s.faults.injected.filter((f) => f.path === `/v1/payment_intents/${intent.id}/cancel`)).toHaveLength(1);
     expect(cancelsOf(intent.id)).toHaveLength(0);
+    // the buyer is told, once, in their language (English here): how much came back, for which order, and where to
+    const mail = await s.server.mailbox.waitFor(buyer, /duplicate payment/, 10_000);
+    const amount = `$${(order.totalAmount / 100).toFixed(2)}`;
+    expect(mail.subject).toBe(`Your duplicate payment of ${amount} was refunded`);
+    expect(mail.text).toContain(`(invoice ${got.invoiceNumber}) from `);
+    expect(mail.text).toContain(`was already paid, so the payment of ${amount} that arrived afterwards was refunded in full`);
+    expect(mail.text).toContain("The money went back to the balance your bank transfers to");
+    expect(await duplicateMailsTo(buyer)).toBe(1);
   }, 120_000);
 
   it("a cancel Stripe refuses because the money arrived first (its event never came): given back from the intent's status, not asked again", async () => {
     const { order, intent, customer, reference } = await transferStarted("cancel-won");
+    // a buyer who reads German: the email of the refund is in German
+    const { email, id: customerId } = (await s.sdk.orders.get({ id: order.id })).customer;
+    const buyer = email ?? "";
+    expect((await rawRequest(s.server.url, s.key, "PATCH", `/v1/customers/${customerId}`, { locale: "de" })).status).toBe(200);
     // Stripe is down for the first cancel, and its payment_intent.succeeded never reaches till
     const release = holdEvents("payment_intent.succeeded");
     s.faults.serverError("POST", `/v1/payment_intents/${intent.id}/cancel`, { shouldRetry: false });
@@ -188,6 +220,13 @@ describe("a bank transfer of an invoice paid another way", () => {
     release();
     const got = await s.sdk.orders.get({ id: order.id });
     expect([got.status, got.refundedAmount]).toEqual(["paid", 0]);
+    const mail = await s.server.mailbox.waitFor(buyer, /doppelte Zahlung/, 10_000);
+    expect(mail.subject).toMatch(/^Ihre doppelte Zahlung über .+ wurde erstattet$/);
+    expect(mail.subject).toContain((order.totalAmount / 100).toFixed(2).replace(".", ","));
+    expect(mail.text).toContain(`(Rechnung ${got.invoiceNumber})`);
+    // the event that came late (released now) gives nothing back again, and mails nothing more
+    await until(async () => ((await eventsProcessed()) ? true : undefined), "Stripe's events processed");
+    expect(await duplicateMailsTo(buyer)).toBe(1);
   }, 120_000);
 
   it("a cancel Stripe refuses for good with the intent still unknown (test data deleted): noted for the seller, not asked again", async () => {
@@ -203,6 +242,33 @@ describe("a bank transfer of an invoice paid another way", () => {
     expect(cancelsOf(intent.id)).toHaveLength(1);
     await advance("1h");
     await advance("1h");
+    expect(cancelsOf(intent.id)).toHaveLength(1);
+  }, 120_000);
+
+  it("Stripe slow to answer the cancel holds up nothing: order.paid goes out and the order's row is free meanwhile; the cancel is recorded once Stripe answers", async () => {
+    const { order, intent } = await transferStarted("cancel-slow");
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let asked = false;
+    s.peer.holdAnswer = async (req) => {
+      if (req.method !== "POST" || req.path !== `/v1/payment_intents/${intent.id}/cancel`) return;
+      asked = true;
+      await answered;
+    };
+    try {
+      await markPaid(order.id);
+      await until(async () => (asked ? true : undefined), "the cancel asked");
+      // Stripe processed the cancel and holds its answer: the fan-out that recorded the job has committed (its
+      // order.paid was delivered), and no transaction holds the order's row across the call
+      await receiver.until(() => (paidHooksOf(order.id).length > 0 ? true : undefined));
+      expect(await orderRowFree(order.id)).toBe(true);
+      expect(await paymentsOf(order.id)).toEqual([{ method: "customer_balance", status: "pending", reason: "requires_action" }]);
+    } finally {
+      answer();
+      s.peer.holdAnswer = undefined;
+    }
+    await until(async () => ((await paymentsOf(order.id)).some((p) => p.status === "failed") ? true : undefined), "the transfer's payment failed");
+    expect(await paymentsOf(order.id)).toEqual([{ method: "customer_balance", status: "failed", reason: "canceled" }]);
     expect(cancelsOf(intent.id)).toHaveLength(1);
   }, 120_000);
 });

@@ -6,9 +6,9 @@
 // the wallet as it was and voids the order, and an auto-recharge's refusal stops recharging and emails the customer, as
 // a card's decline does. The event may reach till before the charge's transaction has committed. The stand-in's bank
 // answers when the test says (peer.payments.settleDebit).
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { customerEmail, idempotencyKey, stripeEvent } from "../../server/db/schema/index.js";
+import { customerEmail, customerWallet, idempotencyKey, outbox, stripeEvent } from "../../server/db/schema/index.js";
 import { tempConfigDir, till } from "../cli/till.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
@@ -78,6 +78,18 @@ const spend = (walletId: string, amount: number) => api("POST", `/v1/wallets/${w
 /** The server's stored answers to Idempotency-Keys lapse (24 hours later): a repeat reaches the wallet again. */
 const forgetAnswers = () => s.server.database.db.update(idempotencyKey).set({ expiresAt: new Date(Date.now() - 1000) });
 const settle = (intentId: string) => s.peer.payments.settleDebit(intentId);
+
+/** Whether the wallet's row can be locked now (no transaction waits on Stripe with it). */
+async function walletRowFree(walletId: string): Promise<boolean> {
+  const db = s.server.database.db;
+  const lock = (tx: Parameters<Parameters<typeof db.transaction>[0]>[0]) =>
+    tx.select({ id: customerWallet.id }).from(customerWallet).where(eq(customerWallet.id, walletId)).for("update", { noWait: true });
+  return db.transaction(async (tx) => (await lock(tx)).length === 1).catch(() => false);
+}
+
+/** The wallet's ledger events the outbox's fan-out has not committed yet. */
+const unfannedOf = async (walletId: string) =>
+  (await s.server.database.db.select({ id: outbox.id }).from(outbox).where(and(sql`${outbox.payload} ->> 'wallet_id' = ${walletId}`, sql`${outbox.processedAt} IS NULL`))).length;
 
 /** Stripe sends the intent's succeeded event again (the same id) and another one for it (a new id). */
 async function replay(intentId: string, type: string) {
@@ -208,6 +220,40 @@ describe("auto-recharge paid by a bank debit", () => {
     expect(await balanceOf(walletId)).toBe(2700);
     expect((await movementsOf(walletId)).filter((m) => m.type === "auto_recharge").map((m) => m.amount)).toEqual([2000]);
     expect((await autoRecharge(customerId, walletId)).blocked_at).toBeNull();
+    onlyCharge(walletId);
+  }, 60_000);
+
+  it("Stripe slow to answer the recharge holds up nothing: the spend's fan-out commits and the wallet's row is free meanwhile; the charge is recorded once Stripe answers", async () => {
+    const { customerId, walletId } = await customerWithBank(STRIPE_BANK_ACCOUNTS.usSucceeds, "recharge-slow");
+    expect((await api("POST", `/v1/wallets/${walletId}/adjustments`, { amount: 1000, reason: "opening credit" })).status).toBe(201);
+    await portal(customerId, "PUT", `/v1/customer-portal/wallets/${walletId}/auto-recharge`, { enabled: true, threshold_amount: 1500, amount: 2000 });
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let asked = false;
+    s.peer.holdAnswer = async (req, body) => {
+      const held = body as { object?: string; metadata?: Record<string, string> };
+      if (req.method !== "POST" || held.object !== "payment_intent" || held.metadata?.wallet_id !== walletId) return;
+      asked = true;
+      await answered;
+    };
+    try {
+      expect((await spend(walletId, 200)).status).toBe(201);
+      await until(async () => (asked ? true : undefined), "the recharge's charge asked");
+      // Stripe made the charge and holds its answer: the spend's events were fanned out (the job recorded, committed)
+      // and no transaction holds the wallet's row across the call; nothing is credited or recorded yet
+      await until(async () => ((await unfannedOf(walletId)) === 0 ? true : undefined), "the spend fanned out");
+      expect(await walletRowFree(walletId)).toBe(true);
+      expect(await balanceOf(walletId)).toBe(800);
+    } finally {
+      answer();
+      s.peer.holdAnswer = undefined;
+    }
+    const intent = onlyCharge(walletId);
+    await until(async () => ((await s.sdk.orders.list({ customerId })).result.items.some((o) => o.id === intent.metadata.order_id) ? true : undefined), "the recharge's order");
+    expect((await s.sdk.orders.get({ id: intent.metadata.order_id ?? "" })).status).toBe("pending");
+    settle(intent.id);
+    await until(async () => ((await balanceOf(walletId)) === 2800 ? true : undefined), "the wallet recharged");
+    expect((await movementsOf(walletId)).filter((m) => m.type === "auto_recharge").map((m) => m.amount)).toEqual([2000]);
     onlyCharge(walletId);
   }, 60_000);
 

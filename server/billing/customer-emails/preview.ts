@@ -117,6 +117,10 @@ export function previewData(type: CustomerEmailType, slug: string): Record<strin
       id: "00000000-0000-4000-8000-000000000001", at: "2026-01-01T00:00:00.000Z",
     };
   }
+  if (type === "duplicate_payment_refunded") {
+    const order = { id: "00000000-0000-4000-8000-000000000001", invoice_number: `${slug.toUpperCase().slice(0, 12)}-0001`, product, total_amount: 2160 };
+    return { amount: 2160, currency: "usd", method: "bank_transfer", order };
+  }
   if (type === "wallet_recharge_failed") return { amount: 2000, currency: "usd", balance: 150, reason: "Your card was declined." };
   if (type === "trial_ending") return { subscription_id: "00000000-0000-4000-8000-000000000002", trial_end: "2026-01-15T00:00:00.000Z", amount: 2000, currency: "usd", product };
   if (type === "email_update") return { email: "ada.new@example.com", token: "sample-email-update-token", expires_at: "2026-01-01T01:00:00.000Z" };

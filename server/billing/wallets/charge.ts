@@ -16,10 +16,11 @@ import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import type { PaymentProcessor, ProcessorError } from "../../payments/processor.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { loadCustomers } from "../customers/service.js";
+import type { CustomerWire } from "../customers/wire.js";
 import { notFound } from "../errors.js";
 import { findOrder, insertPlannedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
-import { chargeableMethods, chargeSaved, isProcessing, isProcessingPayment, lastPaymentOfOrder, processingChargeOf, recordCharge } from "../payments/service.js";
+import { chargeSaved, isProcessing, isProcessingPayment, lastPaymentOfOrder, recordCharge, type ChargeOutcome } from "../payments/service.js";
 import { noteProcessorError } from "../processor-connections/processor-errors.js";
 import * as repo from "./repository.js";
 
@@ -63,18 +64,37 @@ async function earlierOutcome(tx: Queryable, organizationId: string, orderId: st
 
 /**
  * Charges the customer's saved card `t.amount` and credits the wallet with it (an order of its own); a decline moves
- * nothing; a bank debit still processing leaves the order pending and the wallet as it was (late.ts credits it).
+ * nothing; a bank debit still processing leaves the order pending and the wallet as it was (late.ts credits it). All in
+ * the caller's transaction (the seller's top-up); the auto-recharge's job takes the same three steps with no
+ * transaction open across the charge (recharge.ts).
  */
 export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcessor, w: repo.WalletRow, t: TopUp, now: Date): Promise<TopUpOutcome> {
+  const plan = await planCharge(tx, w, t);
+  if ("done" in plan) return plan.done;
+  const attempt = await chargeForWallet(tx, processor, w, t);
+  return recordWalletCharge(tx, processor, w, t, { customer: plan.customer, attempt }, now);
+}
+
+/** What a charge into the wallet is made for: the key's earlier answer (`done`), or the customer to charge. */
+export type ChargePlan = { done: TopUpOutcome } | { customer: CustomerWire };
+
+/** Whether the key was answered already (credited, or its order made), else the customer the charge is for. */
+export async function planCharge(db: Queryable, w: repo.WalletRow, t: TopUp): Promise<ChargePlan> {
   const org = w.organizationId;
-  const done = await repo.movementByKey(tx, org, t.key);
-  if (done) return { ok: true, orderId: done.orderId, replayed: true, processing: false };
-  const orderId = walletOrderIdOf(org, t.key);
-  const earlier = await earlierOutcome(tx, org, orderId);
-  if (earlier) return earlier;
-  const customer = (await loadCustomers(tx, org, { ids: [w.customerId], externalIds: [] })).byId.get(w.customerId);
+  const done = await repo.movementByKey(db, org, t.key);
+  if (done) return { done: { ok: true, orderId: done.orderId, replayed: true, processing: false } };
+  const earlier = await earlierOutcome(db, org, walletOrderIdOf(org, t.key));
+  if (earlier) return { done: earlier };
+  const customer = (await loadCustomers(db, org, { ids: [w.customerId], externalIds: [] })).byId.get(w.customerId);
   if (!customer) throw notFound("Customer not found");
-  const attempt = await chargeSaved(tx, processor, org, w.customerId, {
+  return { customer };
+}
+
+/** The charge at the processor, keyed by the movement's key (a second ask is answered with the first charge). */
+export function chargeForWallet(db: Queryable, processor: PaymentProcessor, w: repo.WalletRow, t: TopUp): Promise<ChargeOutcome> {
+  const org = w.organizationId;
+  const orderId = walletOrderIdOf(org, t.key);
+  return chargeSaved(db, processor, org, w.customerId, {
     amount: t.amount,
     currency: w.currency,
     description: LABEL[t.kind],
@@ -82,6 +102,24 @@ export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcesso
     metadata: { wallet_id: w.id, order_id: orderId, wallet_movement: t.key },
     idempotencyKey: processorKeyOf(org, t.key),
   });
+}
+
+/**
+ * The charge's answer recorded (the caller holds the wallet's lock, and planned the key unanswered): a paid or
+ * processing charge makes the order (a paid one credits the wallet); a refusal moves nothing (the processor's own
+ * failure is noted for the seller).
+ */
+export async function recordWalletCharge(
+  tx: Queryable,
+  processor: PaymentProcessor,
+  w: repo.WalletRow,
+  t: TopUp,
+  charged: { customer: CustomerWire; attempt: ChargeOutcome },
+  now: Date,
+): Promise<TopUpOutcome> {
+  const org = w.organizationId;
+  const orderId = walletOrderIdOf(org, t.key);
+  const { customer, attempt } = charged;
   const processing = isProcessing(attempt);
   if (!attempt.result.ok && !processing) {
     const processorError = attempt.result.processorError;
@@ -148,36 +186,6 @@ export async function creditMovement(tx: Queryable, w: repo.WalletRow, t: TopUp,
     orderId,
     idempotencyKey: t.key,
   });
-}
-
-/** `processing`: this recharge's debit is on its way; `in_progress`: an earlier one's is, nothing was charged. */
-export type RechargeOutcome = "none" | "blocked" | "recharged" | "declined" | "processing" | "in_progress" | "unprocessed";
-
-/**
- * The wallet's auto-recharge after a movement spent it (`cause`: that movement's id): under the wallet's
- * lock, a balance below the threshold charges the saved card the chosen amount, once per cause, and not while a
- * bank debit of the wallet is still on its way (its answer credits the wallet). A decline blocks recharging (and
- * emails the customer) until a card saved after it, or the customer turns it on again.
- */
-export async function maybeRecharge(tx: Queryable, processor: PaymentProcessor, organizationId: string, walletId: string, cause: string, now: Date): Promise<RechargeOutcome> {
-  const w = await repo.lockWallet(tx, organizationId, walletId);
-  if (!w || !w.autoRechargeEnabled || w.autoRechargeAmount <= 0 || w.balance >= w.autoRechargeThreshold) return "none";
-  if (await processingChargeOf(tx, organizationId, w.customerId, w.currency, "top_up")) return "in_progress";
-  if (w.rechargeBlockedAt) {
-    const method = (await chargeableMethods(tx, processor, organizationId, [w.customerId])).get(w.customerId);
-    if (!method || method.createdAt <= w.rechargeBlockedAt) return "blocked";
-  }
-  const r = await chargeIntoWallet(tx, processor, w, { amount: w.autoRechargeAmount, kind: "auto_recharge", key: `auto_recharge:${cause}` }, now);
-  if (r.ok && r.processing) return r.replayed ? "none" : "processing";
-  if (r.ok) {
-    if (w.rechargeBlockedAt) await repo.updateRecharge(tx, organizationId, w.id, { rechargeBlockedAt: null }, now);
-    return r.replayed ? "none" : "recharged";
-  }
-  // the processor could not process it (not the customer's decline): recharging is not stopped and the customer is
-  // not emailed; the seller was told, and the next spend below the threshold tries again
-  if (r.processorError) return "unprocessed";
-  await blockRecharge(tx, w, { amount: w.autoRechargeAmount, reason: r.message }, now);
-  return "declined";
 }
 
 /** A recharge was refused (at once, or by the bank later): recharging stops until fixed, and the customer is told. */

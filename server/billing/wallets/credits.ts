@@ -7,16 +7,15 @@
 //    number (`till_credits: 1200`) credits that many minor units whatever was paid (a pack of $12 for $10).
 //  - Auto-recharge. Any movement that spent the wallet (the `till.wallet.transaction.created` event the ledger's
 //    trigger records with every movement, migration 0057: an order it paid, usage, a seller's debit) may have
-//    taken the balance below the wallet's threshold: maybeRecharge charges the saved card at once, keyed by that
-//    movement (one attempt per wallet and batch; a wallet recharged above its threshold is not charged again, nor
-//    one whose bank debit is still on its way).
+//    taken the balance below the wallet's threshold: a job is recorded, keyed by that movement (one per wallet and
+//    batch), and charges the saved card after the fan-out's commit (recharge.ts): a slow processor holds up neither
+//    the fan-out nor the wallet. A wallet recharged above its threshold is not charged again, nor one whose bank
+//    debit is still on its way.
 //
-// Each order and wallet runs in a savepoint: one that fails (logged) must not hold back the batch's webhooks.
+// Each order runs in a savepoint: one that fails (logged) must not hold back the batch's webhooks.
 import type { Queryable } from "../../db/client.js";
 import type { OutboxSubscriber } from "../../db/outbox.js";
-import type { PaymentProcessor } from "../../payments/processor.js";
-import { orgNow } from "../clock.js";
-import { maybeRecharge } from "./charge.js";
+import { recordProcessorJobs } from "../../tasks/processor-jobs.js";
 import * as repo from "./repository.js";
 
 /** The event the ledger's trigger records with every movement (migration 0057). */
@@ -87,26 +86,10 @@ function spendOf(row: OutboxRowView): Spend | null {
   return { organizationId: row.organizationId, walletId: p.wallet_id, movementId: p.id };
 }
 
-async function recharge(tx: Queryable, processor: PaymentProcessor, s: Spend): Promise<number> {
-  const w = await repo.findWallet(tx, s.organizationId, s.walletId);
-  if (!w?.autoRechargeEnabled) return 0;
-  const outcome = await maybeRecharge(tx, processor, s.organizationId, w.id, s.movementId, await orgNow(tx, s.organizationId));
-  return outcome === "recharged" || outcome === "declined" || outcome === "processing" ? 1 : 0;
-}
-
-/**
- * Credits and recharges for a batch's orders; returns how many wallets moved (their events go out with the next batch).
- */
-export async function walletsFromOutbox(tx: Queryable, processor: PaymentProcessor, rows: OutboxRowView[], log: { error(err: unknown, msg: string): void }): Promise<number> {
+/** Credits for a batch's paid orders of credit products; returns how many wallets moved (their events go out next). */
+export async function walletsFromOutbox(tx: Queryable, rows: OutboxRowView[], log: { error(err: unknown, msg: string): void }): Promise<number> {
   const paid = new Map<string, PaidOrder>();
-  // per wallet, its first spending movement of the batch
-  const spent = new Map<string, Spend>();
   for (const row of rows) {
-    if (row.type === WALLET_TRANSACTION_EVENT) {
-      const s = spendOf(row);
-      if (s && !spent.has(s.walletId)) spent.set(s.walletId, s);
-      continue;
-    }
     if (row.type !== "order.paid") continue;
     const o = orderOf(row);
     if (o && o.credits !== undefined) paid.set(`${o.organizationId}/${o.id}`, o);
@@ -119,17 +102,30 @@ export async function walletsFromOutbox(tx: Queryable, processor: PaymentProcess
       log.error(err, `crediting the wallet of order ${o.id} failed`);
     }
   }
-  for (const s of spent.values()) {
-    try {
-      moved += await tx.transaction((sp) => recharge(sp, processor, s));
-    } catch (err) {
-      log.error(err, `auto-recharging wallet ${s.walletId} after movement ${s.movementId} failed`);
-    }
-  }
   return moved;
 }
 
-/** The subscriber the worker runs (its processor: the server's, as the renewals'). */
-export function walletSubscriber(processor: PaymentProcessor): OutboxSubscriber<OutboxRowView> {
-  return { name: "wallets", receive: (tx, rows, log) => walletsFromOutbox(tx, processor, rows, log) };
+/**
+ * The recharges a batch's spending movements may call for (per wallet, its first of the batch), as jobs: only for a
+ * wallet with auto-recharge on and its balance below the threshold now (the job decides again under its lock).
+ */
+export async function rechargesFromOutbox(tx: Queryable, rows: OutboxRowView[]): Promise<number> {
+  const spent = new Map<string, Spend>();
+  for (const row of rows) {
+    if (row.type !== WALLET_TRANSACTION_EVENT) continue;
+    const s = spendOf(row);
+    if (s && !spent.has(s.walletId)) spent.set(s.walletId, s);
+  }
+  const due: Spend[] = [];
+  for (const s of spent.values()) {
+    const w = await repo.findWallet(tx, s.organizationId, s.walletId);
+    if (w?.autoRechargeEnabled && w.balance < w.autoRechargeThreshold) due.push(s);
+  }
+  return recordProcessorJobs(tx, due.map((s) => ({ organizationId: s.organizationId, kind: "wallet_recharge" as const, subject: s.walletId, cause: s.movementId })));
 }
+
+/** The credits' subscriber the worker runs. */
+export const walletSubscriber: OutboxSubscriber<OutboxRowView> = { name: "wallets", receive: (tx, rows, log) => walletsFromOutbox(tx, rows, log) };
+
+/** The recharges' subscriber: records the jobs the wallet-recharges job does after the commit. */
+export const rechargeSubscriber: OutboxSubscriber<OutboxRowView> = { name: "wallet-recharges", receive: (tx, rows) => rechargesFromOutbox(tx, rows) };

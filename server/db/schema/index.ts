@@ -26,3 +26,4 @@ export * from "./members.js";
 export * from "./imports.js";
 export * from "./entitlements.js";
 export * from "./reservations.js";
+export * from "./processor-jobs.js";

@@ -6,6 +6,7 @@ import { EmailUpdate } from "./email-update.js";
 import { DisputeData, DisputeNotice, disputeSubject } from "./dispute-emails.js";
 import { RefundFailedData, RefundFailedNotice, refundFailedSubject } from "./refund-emails.js";
 import { OrderRefunded, OrderRefundedData, orderRefundedSubject } from "./refund-receipt.js";
+import { DuplicateRefunded, DuplicateRefundedData, duplicateRefundedSubject } from "./duplicate-refund.js";
 import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, SubscriptionPastDue } from "./order-emails.js";
 import { SeatInvitation, seatSubject } from "./seat-invitation.js";
 import { UsageAlert, UsageAlertData, usageAlertSubject } from "./usage-alert.js";
@@ -89,6 +90,10 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
   order_refunded: (data, ctx) => {
     const d = OrderRefundedData.parse(data);
     return { subject: orderRefundedSubject(d, ctx), element: <OrderRefunded data={d} ctx={ctx} /> };
+  },
+  duplicate_payment_refunded: (data, ctx) => {
+    const d = DuplicateRefundedData.parse(data);
+    return { subject: duplicateRefundedSubject(d, ctx), element: <DuplicateRefunded data={d} ctx={ctx} /> };
   },
   seat_invitation: (data, ctx) => {
     const i = SeatInvitationData.parse(data);
