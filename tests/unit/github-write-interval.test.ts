@@ -26,13 +26,18 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 const integration = { token: "ghp_test", client_id: "c", client_secret: "s" };
 
-/** Sends two invitations for one seller, one right after the other; answers the gap between their arrivals (ms). */
+/**
+ * Sends two invitations for one seller, one right after the other; answers the time from the first one's sending to
+ * the second one's arrival (ms): the second is sent no sooner than the interval after the first was, whatever the
+ * first one's own way there took on a busy machine (the gap between the two arrivals shrinks by that).
+ */
 async function gapOfTwoInvitations(seller: string, intervalMs?: number): Promise<number> {
   const client = githubClient(integration, url, seller, intervalMs);
   arrivals.length = 0;
+  const sent = performance.now();
   for (const username of ["ann", "bob"]) await client.rest.repos.addCollaborator({ owner: "acme", repo: "private", username, permission: "pull" });
   expect(arrivals).toHaveLength(2);
-  return (arrivals[1] ?? 0) - (arrivals[0] ?? 0);
+  return (arrivals[1] ?? 0) - sent;
 }
 
 describe("GitHub write spacing", () => {
@@ -43,9 +48,8 @@ describe("GitHub write spacing", () => {
   });
 
   it("spaces a seller's invitations by the configured interval", async () => {
-    // the interval runs from one request's start to the next's, so an arrival may come a little early
     const gap = await gapOfTwoInvitations("seller-a", 400);
-    expect(gap).toBeGreaterThanOrEqual(300);
+    expect(gap).toBeGreaterThanOrEqual(400);
     expect(gap).toBeLessThan(2500); // not Octokit's 3 s
   });
 
