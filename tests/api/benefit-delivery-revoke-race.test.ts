@@ -4,7 +4,6 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { insertDeliveries } from "../../server/billing/benefit-delivery/repository.js";
-import { uniqueBuyer } from "../helpers/checkout.js";
 import { deliveryFixture } from "./delivery-fixtures.js";
 
 const fx = deliveryFixture();
@@ -13,33 +12,22 @@ type DeliveryView = { id: string; action: string; status: string; attempts: numb
 
 describe("a revoke superseded by a grant delivery", () => {
   it("a grant delivery inserted after the revoke's delivery of a revoked grant still removes the access", async () => {
-    fx.github.addUser({ id: 9292, login: "hal" });
-    fx.github.oauth.user = "hal";
-    const benefit = await fx.githubBenefit("acme/private", "pull");
-    const product = await fx.productWith(benefit.id);
-    const { customerId } = await fx.buy(product.id, uniqueBuyer("hal"));
-    await fx.connect(customerId, "github");
-    const invitation = await fx.until("hal's invitation", async () => fx.github.invitationOf("acme/private", "hal"));
+    // the purchase's delivery and the connect's heal settle first: what follows is about the revoke's delivery alone
+    const { benefitId, productId, customerId, invitation, grant } = await fx.githubGrant("hal", 9292);
     fx.github.accept(invitation[0]);
-    const grant = await fx.until("hal's grant", async () => {
-      const g = await fx.grantOf(benefit.id, customerId);
-      return g?.properties.granted_account_id === "9292" && g;
-    });
     const deliveries = () =>
       fx.sqlRows<DeliveryView>(sql`SELECT id, action, status, attempts, locked_until FROM benefit_delivery WHERE grant_id = ${grant.id} ORDER BY created_at`);
-    // the purchase's delivery and the connect's heal settle first: what follows is about the revoke's delivery alone
-    await fx.until("hal's deliveries settled", async () => (await deliveries()).every((d) => d.status !== "pending"));
     expect(fx.github.collaborators.get("acme/private")?.has("hal")).toBe(true);
 
     // the refund revokes the grant; GitHub fails the removal in passing (the client's own retry too), so the
     // revoke's delivery waits for its retry, pending and held by nobody
     fx.github.fail("DELETE", "/repos/acme/private/collaborators/hal", 502);
     fx.github.fail("DELETE", "/repos/acme/private/collaborators/hal", 502);
-    const [order] = (await fx.seller.sdk.orders.list({ productId: product.id })).result.items;
+    const [order] = (await fx.seller.sdk.orders.list({ productId })).result.items;
     await fx.seller.sdk.refunds.create({ orderId: order!.id, reason: "customer_request", amount: order!.totalAmount, revokeBenefits: true });
     const revoke = await fx.until("the revoke's delivery waiting to retry", async () =>
       (await deliveries()).find((d) => d.action === "revoke" && d.status === "pending" && d.attempts > 0 && d.locked_until === null));
-    expect((await fx.grantOf(benefit.id, customerId))?.is_revoked).toBe(true);
+    expect((await fx.grantOf(benefitId, customerId))?.is_revoked).toBe(true);
 
     // a heal that read the grant before the revoke inserts its grant delivery now: it supersedes the revoke's
     const calls = fx.github.seen.length;
@@ -50,7 +38,7 @@ describe("a revoke superseded by a grant delivery", () => {
     await fx.until("the grant delivery done", async () => (await deliveries()).every((d) => d.status !== "pending"));
     expect(fx.github.collaborators.get("acme/private")?.has("hal")).toBe(false);
     expect(fx.github.invitationOf("acme/private", "hal")).toBeUndefined();
-    const revoked = await fx.grantOf(benefit.id, customerId);
+    const revoked = await fx.grantOf(benefitId, customerId);
     expect(revoked).toMatchObject({ is_revoked: true, error: null, properties: { granted_repository: null } });
     // the grant delivery was done as a revoke, never as a new invitation
     expect((await deliveries()).at(-1)).toMatchObject({ action: "grant", status: "done" });

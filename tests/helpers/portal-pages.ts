@@ -1,16 +1,13 @@
-// The customer portal page tests' shared set-up: a server and Chromium of the file's own, a seller with an
-// organization, and a customer signed in to the portal by a customer session, on a page watched for script and
-// console errors (en-US, UTC); plus the reads of the portal's sections those tests share.
-import type { Browser, BrowserContextOptions, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, expect } from "vitest";
+// The customer portal page tests' shared set-up: the seller pages' fixture (a server and Chromium of the file's own,
+// a seller with an organization), and a customer signed in to the portal by a customer session, on a page watched
+// for script and console errors (en-US, UTC); plus the reads of the portal's sections those tests share.
+import type { BrowserContextOptions, Page } from "playwright-core";
+import { afterEach, expect } from "vitest";
 import { rawRequest } from "./api.js";
-import { closePages, launchForPages, PageWatch } from "./browser.js";
-import { createSeller, type Seller } from "./seller.js";
-import { startServer, type TestServer } from "./server.js";
+import { PageWatch } from "./browser.js";
+import { useSellerPages, type SellerPages } from "./seller-browser.js";
 
-export interface PortalPages {
-  readonly server: TestServer;
-  readonly seller: Seller;
+export interface PortalPages extends Pick<SellerPages, "server" | "seller"> {
   /** A request to the server's API with the seller's token (the fields the SDKs drop are read here). */
   api(method: string, path: string, body?: unknown): ReturnType<typeof rawRequest>;
   /**
@@ -21,42 +18,24 @@ export interface PortalPages {
 }
 
 /**
- * The fixture a portal page test file starts with: server, Chromium and a seller (`tag` names it) before its tests,
- * each test's pages closed after it (their errors fail it), everything closed after the file. The getters throw
- * until the file's beforeAll has run.
+ * The fixture a portal page test file starts with: server, Chromium and a seller (`tag` names it) before its tests
+ * (useSellerPages), each test's portal pages closed after it (their errors fail it). The getters throw until the
+ * file's beforeAll has run.
  */
 export function usePortalPages(tag: string): PortalPages {
-  let server: TestServer | undefined;
-  let browser: Browser | undefined;
-  let seller: Seller | undefined;
-  const ready = <T>(v: T | undefined, name: string): T => {
-    if (v === undefined) throw new Error(`usePortalPages: the ${name} is not started yet (use it inside a test or a hook)`);
-    return v;
-  };
-  const pages = new PageWatch(() => ({
-    browser: ready(browser, "browser"),
-    options: { baseURL: ready(server, "server").url, locale: "en-US", timezoneId: "UTC" },
-    timeout: 15_000,
-  }));
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launchForPages()]);
-    seller = await createSeller(server, tag);
-  }, 180_000);
+  const base = useSellerPages(tag);
+  const pages = new PageWatch(() => ({ browser: base.browser, options: { baseURL: base.server.url, locale: "en-US", timezoneId: "UTC" }, timeout: 15_000 }));
   afterEach(async () => expect(await pages.done()).toEqual([]));
-  afterAll(async () => {
-    await closePages(browser);
-    await server?.close();
-  });
   return {
     get server() {
-      return ready(server, "server");
+      return base.server;
     },
     get seller() {
-      return ready(seller, "seller");
+      return base.seller;
     },
-    api: (method, path, body) => rawRequest(ready(server, "server").url, ready(seller, "seller").token, method, path, body),
+    api: (method, path, body) => rawRequest(base.server.url, base.seller.token, method, path, body),
     async open(customerId, options = {}) {
-      const session = await ready(seller, "seller").sdk.customerSessions.create({ customerId });
+      const session = await base.seller.sdk.customerSessions.create({ customerId });
       const page = await pages.open(options);
       await page.goto(session.customerPortalUrl);
       return { page, session };
