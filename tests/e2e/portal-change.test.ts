@@ -30,7 +30,8 @@ describe("changing the plan in the portal", () => {
     if (!sub) throw new Error("no subscription");
     // ten days into a thirty-day period
     const start = new Date(Date.now() - 10 * DAY);
-    await portal.server.database.db.update(subscription).set({ currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * DAY), startedAt: start }).where(eq(subscription.id, sub.id));
+    const period = { currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * DAY), startedAt: start };
+    await portal.server.database.db.update(subscription).set(period).where(eq(subscription.id, sub.id));
 
     const { page } = await portal.open(customerId, { viewport: { width: 1280, height: 900 } });
     const subs = section(page, "Subscriptions");
