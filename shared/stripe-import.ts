@@ -19,9 +19,15 @@ export type ImportAction = (typeof IMPORT_ACTIONS)[number];
 
 export interface ImportItemWire {
   kind: ImportKind;
-  /** Stripe's id (prod_…, price_…, mtr_…, coupon id or promo_…, cus_…, sub_…). */
+  /**
+   * Stripe's id (prod_…, price_…, mtr_…, coupon id or promo_…, cus_…, sub_…), unique in the run: a product's carries
+   * the interval till splits it by (`prod_…/month/1`), a price's its currency (`price_…/usd`).
+   */
   stripe_id: string;
-  /** What it is called at Stripe (a product's name, a customer's email, a subscription's customer and plan). */
+  /**
+   * What it is called at Stripe (a product's name, a price's nickname or its product's name and interval, a customer's
+   * email, a subscription's customer and plan: the names of the till products it bills).
+   */
   label: string;
   action: ImportAction;
   /** What it becomes in till, in words ("product Pro (monthly), $10.00 a month"); null when blocked or skipped. */

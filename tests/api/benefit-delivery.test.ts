@@ -165,22 +165,10 @@ describe("github_repository", () => {
   }, 150_000);
 
   it("disconnecting the account keeps the access it was given (as Polar, which has no disconnect); the grant's revoke still removes it", async () => {
-    fx.github.addUser({ id: 8181, login: "fay" });
-    fx.github.oauth.user = "fay";
-    const benefit = await fx.githubBenefit("acme/private", "pull");
-    const product = await fx.productWith(benefit.id);
-    const { customerId } = await fx.buy(product.id, uniqueBuyer("fay"));
-    const token = await fx.connect(customerId, "github");
-    await fx.until("fay's invitation", async () => Boolean(fx.github.invitationOf("acme/private", "fay")));
-    const granted = await fx.until("fay's grant", async () => {
-      const g = await fx.grantOf(benefit.id, customerId);
-      return g?.properties.granted_account_id === "8181" && g;
-    });
-
-    // connecting may have queued a second delivery of the grant (the heal) beside the purchase's: let both settle
+    // connecting may have queued a second delivery of the grant (the heal) beside the purchase's: both settle first
+    const { benefitId, productId, customerId, token, grant: granted } = await fx.githubGrant("fay", 8181);
     const pendingOf = async () =>
       fx.sqlRows<{ id: string }>(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`);
-    await fx.until("fay's deliveries settled", async () => (await pendingOf()).length === 0);
 
     const calls = fx.github.seen.length;
     const gone = await fetch(`${fx.server.url}/v1/customer-portal/customers/me/oauth-accounts/github`, { method: "DELETE", headers: { authorization: `Bearer ${token}` } });
@@ -192,29 +180,18 @@ describe("github_repository", () => {
     expect(await pendingOf()).toHaveLength(0);
     expect(fx.github.seen.slice(calls).filter((s) => s.path.startsWith("/repos/"))).toEqual([]);
     expect(fx.github.invitationOf("acme/private", "fay")).toBeTruthy();
-    expect(await fx.grantOf(benefit.id, customerId)).toMatchObject({ is_revoked: false, error: null, properties: { granted_account_id: "8181", account_username: "fay" } });
+    expect(await fx.grantOf(benefitId, customerId)).toMatchObject({ is_revoked: false, error: null, properties: { granted_account_id: "8181", account_username: "fay" } });
 
     // the refund's revoke needs no connected account: it cancels what the grant made
-    const [order] = (await fx.seller.sdk.orders.list({ productId: product.id })).result.items;
+    const [order] = (await fx.seller.sdk.orders.list({ productId })).result.items;
     await fx.seller.sdk.refunds.create({ orderId: order!.id, reason: "customer_request", amount: order!.totalAmount, revokeBenefits: true });
     await fx.until("the invitation cancelled after the disconnect", async () => !fx.github.invitationOf("acme/private", "fay"));
-    expect((await fx.grantOf(benefit.id, customerId))?.is_revoked).toBe(true);
+    expect((await fx.grantOf(benefitId, customerId))?.is_revoked).toBe(true);
   }, 60_000);
 
   it("customerPortal.benefitGrants.update with the connected account delivers the grant again (both SDKs); another account is a 422", async () => {
-    fx.github.addUser({ id: 5151, login: "gus" });
-    fx.github.oauth.user = "gus";
-    const benefit = await fx.githubBenefit("acme/other", "push");
-    const product = await fx.productWith(benefit.id);
-    const { customerId } = await fx.buy(product.id, uniqueBuyer("gus"));
-    const token = await fx.connect(customerId, "github");
-    const first = await fx.until("gus's invitation", async () => fx.github.invitationOf("acme/other", "gus"));
-    const granted = await fx.until("gus's grant", async () => {
-      const g = await fx.grantOf(benefit.id, customerId);
-      return g?.properties.granted_account_id === "5151" && g;
-    });
+    const { benefitId, customerId, token, invitation: first, grant: granted } = await fx.githubGrant("gus", 5151, "acme/other", "push");
     const pendingOf = async () => fx.sqlRows<{ id: string }>(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`);
-    await fx.until("gus's deliveries settled", async () => (await pendingOf()).length === 0);
     // the invitation was declined on GitHub's side: the customer asks for the access again from the portal
     fx.github.invitations.delete(first[0]);
 
@@ -230,7 +207,7 @@ describe("github_repository", () => {
     const again = await fx.until("gus's new invitation", async () => fx.github.invitationOf("acme/other", "gus"));
     expect(again[0]).not.toBe(first[0]);
     expect(again[1].permission).toBe("push");
-    await fx.until("the grant recording it", async () => (await fx.grantOf(benefit.id, customerId))?.properties.invitation_id === again[0]);
+    await fx.until("the grant recording it", async () => (await fx.grantOf(benefitId, customerId))?.properties.invitation_id === again[0]);
     const via047 = await portal.customerPortal.benefitGrants.update({ customerSession: token }, update("5151"));
     expect(via047.id).toBe(granted.id);
   }, 60_000);

@@ -7,10 +7,11 @@
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import { describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
+import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
-import { confirmationToken, confirmWithBankAccount, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, until, type StripeSandbox, useWebhookSandbox, pricedForBank } from "../helpers/stripe-sandbox.js";
+import { subscribeWithCard as subscribeCard } from "../helpers/stripe-invoices.js";
+import { confirmWithBankAccount, STRIPE_BANK_ACCOUNTS, until, type StripeSandbox, useWebhookSandbox, pricedForBank } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
@@ -46,19 +47,7 @@ function expectOffSession(body: Record<string, unknown>, type: string): void {
 }
 
 /** A card subscription bought through the checkout, the card saved for off-session charges. */
-async function subscribeWithCard(kind: "monthly" | "trial", tag: string) {
-  const product = await createProduct(seller, kind);
-  const checkout = await s.sdk.checkouts.create({ products: [product.id] });
-  const confirmed = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
-    customer_email: uniqueBuyer(tag),
-    customer_name: "Ada Buyer",
-    customer_billing_address: { country: "FR" },
-    confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.visa, "off_session"),
-  });
-  expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
-  const sub = await until(async () => (await s.sdk.subscriptions.list({ productId: product.id })).result.items[0], "the subscription");
-  return { product, sub, customerId: (confirmed.body as { customer_id: string }).customer_id };
-}
+const subscribeWithCard = (kind: "monthly" | "trial", tag: string) => subscribeCard(s, seller, kind, tag);
 
 describe("off-session charges through Stripe", () => {
   it("a card subscription renews twice: two off-session PaymentIntents, two paid orders, still active", async () => {

@@ -5,11 +5,10 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney } from "../../shared/money.js";
-import { rawRequest } from "../helpers/api.js";
 import { closePages, launchForPages } from "../helpers/browser.js";
-import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import { installStripeJs } from "../helpers/stripe-js-standin.js";
-import { confirmationToken, startStripeSandbox, STRIPE_CARDS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { invoiceWithTerms } from "../helpers/stripe-invoices.js";
+import { startStripeSandbox, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let browser: Browser;
@@ -27,22 +26,8 @@ afterAll(async () => {
 
 describe("the pay link's page", () => {
   it("shows Stripe's bank transfer instructions and the order paid once the whole amount arrived", async () => {
-    const product = await createProduct({ ...s.seller, sdk: s.sdk, token: s.key }, "monthly");
-    const checkout = await s.sdk.checkouts.create({ products: [product.id] });
-    const confirmed = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
-      customer_email: uniqueBuyer("transfer-page"),
-      customer_name: "Ada Buyer",
-      customer_billing_address: { country: "FR" },
-      confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.visa, "off_session"),
-    });
-    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
-    const sub = await until(async () => (await s.sdk.subscriptions.list({ productId: product.id })).result.items[0], "the subscription");
-    await rawRequest(s.server.url, s.key, "PATCH", `/v1/subscriptions/${sub.id}/terms`, { collection_method: "send_invoice", days_until_due: 30 });
-    await rawRequest(s.server.url, s.key, "POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
-    const order = (await s.sdk.orders.list({ subscriptionId: sub.id, sorting: ["-created_at"] })).result.items[0];
-    if (!order) throw new Error("no order");
-    const payUrl = String((await rawRequest(s.server.url, s.key, "GET", `/v1/orders/${order.id}`)).body.pay_url);
-    const path = new URL(payUrl).pathname;
+    const { order, token } = await invoiceWithTerms(s, { ...s.seller, sdk: s.sdk, token: s.key }, "transfer-page");
+    const path = `/pay/${token}`;
 
     const problems: string[] = [];
     const context = await browser.newContext({ baseURL: s.server.url, locale: "en-US", timezoneId: "UTC" });

@@ -4,40 +4,21 @@
 // seller's next_period proration the change waits for the renewal and the portal shows it; in the pseudo-locale every
 // word is the catalog's. axe-clean at each step, on a desktop and on a phone.
 import { readFileSync } from "node:fs";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { closePages, launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
+import { seriousViolations } from "../helpers/browser.js";
 import { subscription } from "../../server/db/schema/index.js";
 import { pay, uniqueBuyer } from "../helpers/checkout.js";
-import { createSeller, type Seller } from "../helpers/seller.js";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { rawRequest } from "../helpers/api.js";
+import { section, text, usd, usePortalPages } from "../helpers/portal-pages.js";
 import { pseudoCatalog } from "../../shared/i18n/pseudo.js";
 
 const DAY = 86_400_000;
-let server: TestServer;
-let seller: Seller;
-let browser: Browser;
-const pages = new PageWatch(() => ({ browser, options: { baseURL: server.url, locale: "en-US", timezoneId: "UTC" }, timeout: 15_000 }));
+const portal = usePortalPages("portal-add-ons");
 
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchForPages();
-  seller = await createSeller(server, "portal-add-ons");
-}, 180_000);
-afterEach(async () => expect(await pages.done()).toEqual([]));
-afterAll(async () => {
-  await closePages(browser);
-  await server?.close();
-});
-
-const section = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
-const text = async (l: { textContent(): Promise<string | null> }) => (await l.textContent())?.replace(/\s+/g, " ").trim();
-const usd = (minor: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(minor / 100);
 /** The seller bills a change now; with `downgradesWait`, a change that lowers the price waits for the renewal. */
 async function settings(downgradesWait: boolean) {
-  const res = await rawRequest(server.url, seller.token, "PATCH", `/v1/organizations/${seller.organizationId}`, {
+  const res = await portal.api("PATCH", `/v1/organizations/${portal.seller.organizationId}`, {
     subscription_settings: { allow_multiple_subscriptions: true, allow_customer_updates: true, proration_behavior: "invoice" },
     plan_settings: { downgrades_at_period_end: downgradesWait },
   });
@@ -51,32 +32,31 @@ interface Item {
 }
 /** The subscription as the seller's API has it (till's `items` and `pending_update`, which the SDKs drop). */
 async function held(id: string) {
-  const res = await rawRequest(server.url, seller.token, "GET", `/v1/subscriptions/${id}`);
+  const res = await portal.api("GET", `/v1/subscriptions/${id}`);
   const body = res.body as { items: Item[]; pending_update: { items: Item[] | null } | null };
   return { items: body.items.map((i) => [i.product_id, i.quantity]), pending: body.pending_update?.items?.map((i) => [i.product_id, i.quantity]) ?? null };
 }
 
 /** Team (20.00 a month) offering Storage (5.00 a unit) and Support (3.00 a seat); a subscriber 10 days in a period. */
 async function subscribed() {
-  const storage = await seller.sdk.products.create({ name: "Storage", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }] });
-  const support = await seller.sdk.products.create({
+  const storage = await portal.seller.sdk.products.create({ name: "Storage", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }] });
+  const support = await portal.seller.sdk.products.create({
     name: "Support",
     recurringInterval: "month",
     prices: [{ amountType: "seat_based", priceCurrency: "usd", seatTiers: { tiers: [{ minSeats: 1, maxSeats: 50, pricePerSeat: 300 }] } }],
   });
-  const team = await rawRequest(server.url, seller.token, "POST", "/v1/products/", {
+  const team = await portal.api("POST", "/v1/products/", {
     name: "Team", recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: 2000, price_currency: "usd" }], add_on_ids: [storage.id, support.id],
   });
   expect(team.status).toBe(201);
-  const checkout = await seller.sdk.checkouts.create({ products: [team.body.id as string] });
-  const confirmed = await pay(server, checkout, { customerEmail: uniqueBuyer("portal-add-ons") });
+  const checkout = await portal.seller.sdk.checkouts.create({ products: [team.body.id as string] });
+  const confirmed = await pay(portal.server, checkout, { customerEmail: uniqueBuyer("portal-add-ons") });
   const customerId = confirmed.customerId ?? "";
-  const [sub] = (await seller.sdk.subscriptions.list({ customerId })).result.items;
+  const [sub] = (await portal.seller.sdk.subscriptions.list({ customerId })).result.items;
   if (!sub) throw new Error("no subscription");
   const start = new Date(Date.now() - 10 * DAY);
-  await server.database.db.update(subscription).set({ currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * DAY), startedAt: start }).where(eq(subscription.id, sub.id));
-  const session = await seller.sdk.customerSessions.create({ customerId });
-  return { storage, support, sub, url: session.customerPortalUrl };
+  await portal.server.database.db.update(subscription).set({ currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * DAY), startedAt: start }).where(eq(subscription.id, sub.id));
+  return { storage, support, sub, customerId };
 }
 
 /** Opens the add-ons form, lets `choose` set it, reviews it: the preview region (axe-clean, screenshot taken). */
@@ -104,14 +84,13 @@ async function confirm(page: Page, preview: Locator, done: string | RegExp) {
   expect(await seriousViolations(page)).toEqual([]);
 }
 
-const latestOrder = async (subscriptionId: string) => (await seller.sdk.orders.list({ subscriptionId, sorting: ["-created_at"], limit: 10 })).result.items[0];
+const latestOrder = async (subscriptionId: string) => (await portal.seller.sdk.orders.list({ subscriptionId, sorting: ["-created_at"], limit: 10 })).result.items[0];
 
 describe("add-ons in the portal", () => {
   it("adds one with a quantity billed as previewed, changes its quantity and removes it; the items follow", async () => {
     await settings(false);
-    const { storage, sub, url } = await subscribed();
-    const page = await pages.open({ viewport: { width: 1280, height: 900 } });
-    await page.goto(url);
+    const { storage, sub, customerId } = await subscribed();
+    const { page } = await portal.open(customerId, { viewport: { width: 1280, height: 900 } });
     const subs = section(page, "Subscriptions");
     await subs.getByRole("heading", { name: "Team" }).waitFor();
 
@@ -161,9 +140,8 @@ describe("add-ons in the portal", () => {
 
   it("a downgrade waits for the renewal (next_period), on a phone: nothing billed now, the portal shows the add-ons then", async () => {
     await settings(true);
-    const { support, sub, url } = await subscribed();
-    const page = await pages.open({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    await page.goto(url);
+    const { support, sub, customerId } = await subscribed();
+    const { page } = await portal.open(customerId, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const subs = section(page, "Subscriptions");
     await subs.getByRole("heading", { name: "Team" }).waitFor();
     // two Support seats: a raise, billed now
@@ -200,12 +178,11 @@ describe("add-ons in the portal", () => {
 
   it("in the pseudo-locale every word of the add-ons (held, pending, the form) comes from the catalog", async () => {
     await settings(false);
-    const { storage, sub, url } = await subscribed();
-    const patch = (body: unknown) => rawRequest(server.url, seller.token, "PATCH", `/v1/subscriptions/${sub.id}`, body);
+    const { storage, sub, customerId } = await subscribed();
+    const patch = (body: unknown) => portal.api("PATCH", `/v1/subscriptions/${sub.id}`, body);
     expect((await patch({ items: [{ product_id: storage.id, quantity: 2 }], proration_behavior: "invoice" })).status).toBe(200);
     expect((await patch({ items: [{ product_id: storage.id, quantity: 1 }], proration_behavior: "next_period" })).status).toBe(200);
-    const page = await pages.open({ viewport: { width: 360, height: 740 }, locale: "en-XA" });
-    await page.goto(url);
+    const { page } = await portal.open(customerId, { viewport: { width: 360, height: 740 }, locale: "en-XA" });
     const subs = page.locator("section[aria-labelledby=subscriptions-heading]");
     await subs.getByTestId("add-ons-pending").waitFor();
     const pseudo = pseudoCatalog(JSON.parse(readFileSync(new URL("../../web/src/i18n/portal/en.json", import.meta.url), "utf8")) as Record<string, string>);

@@ -2,60 +2,38 @@
 // plan, the portal shows what the change bills now (its lines, tax and total) and the next renewal, Cancel changes
 // nothing, Confirm changes the plan, and the order billed has exactly the amount shown; a seat change the same way.
 // axe-clean throughout.
-import type { Browser, Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { closePages, launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
+import { seriousViolations } from "../helpers/browser.js";
 import { subscription } from "../../server/db/schema/index.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
+import { section, text, usd, usePortalPages } from "../helpers/portal-pages.js";
 import { buySeats } from "../helpers/seats.js";
-import { createSeller, type Seller } from "../helpers/seller.js";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { rawRequest } from "../helpers/api.js";
 
 const DAY = 86_400_000;
-let server: TestServer;
-let seller: Seller;
-let browser: Browser;
-const pages = new PageWatch(() => ({ browser, options: { baseURL: server.url, locale: "en-US", timezoneId: "UTC" }, timeout: 15_000 }));
-
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchForPages();
-  seller = await createSeller(server, "portal-change");
-}, 180_000);
-afterEach(async () => expect(await pages.done()).toEqual([]));
-afterAll(async () => {
-  await closePages(browser);
-  await server?.close();
-});
-
-const section = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
-const text = async (l: { textContent(): Promise<string | null> }) => (await l.textContent())?.replace(/\s+/g, " ").trim();
-const usd = (minor: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(minor / 100);
+const portal = usePortalPages("portal-change");
 
 describe("changing the plan in the portal", () => {
   it("shows what the change bills now and at the renewal, and Confirm bills exactly that", async () => {
     // a seller taxed in France that bills changes now: a Starter and a Team monthly plan
-    await rawRequest(server.url, seller.token, "PATCH", `/v1/organizations/${seller.organizationId}`, {
+    await portal.api("PATCH", `/v1/organizations/${portal.seller.organizationId}`, {
       country: "FR",
       tax_settings: { registrations: [{ country: "FR" }], prices_include_tax: false },
       subscription_settings: { allow_multiple_subscriptions: true, allow_customer_updates: true, proration_behavior: "invoice" },
     });
-    const starter = await seller.sdk.products.create({ name: "Starter", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" }] });
-    const team = await seller.sdk.products.create({ name: "Team", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 4000, priceCurrency: "usd" }] });
-    const checkout = await seller.sdk.checkouts.create({ products: [starter.id] });
-    const confirmed = await pay(server, checkout, { customerEmail: uniqueBuyer("portal-change") });
+    const starter = await portal.seller.sdk.products.create({ name: "Starter", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" }] });
+    const team = await portal.seller.sdk.products.create({ name: "Team", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 4000, priceCurrency: "usd" }] });
+    const checkout = await portal.seller.sdk.checkouts.create({ products: [starter.id] });
+    const confirmed = await pay(portal.server, checkout, { customerEmail: uniqueBuyer("portal-change") });
     const customerId = confirmed.customerId ?? "";
-    const [sub] = (await seller.sdk.subscriptions.list({ customerId })).result.items;
+    const [sub] = (await portal.seller.sdk.subscriptions.list({ customerId })).result.items;
     if (!sub) throw new Error("no subscription");
     // ten days into a thirty-day period
     const start = new Date(Date.now() - 10 * DAY);
-    await server.database.db.update(subscription).set({ currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * DAY), startedAt: start }).where(eq(subscription.id, sub.id));
+    const period = { currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * DAY), startedAt: start };
+    await portal.server.database.db.update(subscription).set(period).where(eq(subscription.id, sub.id));
 
-    const session = await seller.sdk.customerSessions.create({ customerId });
-    const page = await pages.open({ viewport: { width: 1280, height: 900 } });
-    await page.goto(session.customerPortalUrl);
+    const { page } = await portal.open(customerId, { viewport: { width: 1280, height: 900 } });
     const subs = section(page, "Subscriptions");
     await subs.getByRole("heading", { name: "Starter" }).waitFor();
 
@@ -68,7 +46,7 @@ describe("changing the plan in the portal", () => {
     await preview.waitFor();
     await preview.getByRole("button", { name: "Cancel" }).click();
     await subs.getByRole("button", { name: "Change plan" }).waitFor();
-    expect((await seller.sdk.subscriptions.get({ id: sub.id })).productId).toBe(starter.id);
+    expect((await portal.seller.sdk.subscriptions.get({ id: sub.id })).productId).toBe(starter.id);
 
     await subs.getByRole("button", { name: "Change plan" }).click();
     await form.getByLabel("New plan").selectOption({ label: "Team" });
@@ -88,8 +66,8 @@ describe("changing the plan in the portal", () => {
     await subs.getByRole("heading", { name: "Team" }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
 
-    expect((await seller.sdk.subscriptions.get({ id: sub.id })).productId).toBe(team.id);
-    const orders = (await seller.sdk.orders.list({ subscriptionId: sub.id, sorting: ["-created_at"], limit: 10 })).result.items;
+    expect((await portal.seller.sdk.subscriptions.get({ id: sub.id })).productId).toBe(team.id);
+    const orders = (await portal.seller.sdk.orders.list({ subscriptionId: sub.id, sorting: ["-created_at"], limit: 10 })).result.items;
     const change = orders[0];
     expect(change?.billingReason).toBe("subscription_update");
     expect(change?.totalAmount).toBeGreaterThan(0);
@@ -98,17 +76,15 @@ describe("changing the plan in the portal", () => {
   });
 
   it("a seat change: the preview before Confirm, and the order billed is the one shown", async () => {
-    await rawRequest(server.url, seller.token, "PATCH", `/v1/organizations/${seller.organizationId}`, {
+    await portal.api("PATCH", `/v1/organizations/${portal.seller.organizationId}`, {
       subscription_settings: { allow_multiple_subscriptions: true, allow_customer_updates: true, proration_behavior: "invoice" },
     });
-    const seats = await createProduct(seller, "seats");
-    const bought = await buySeats(server, seller, seats, 2, "portal-change-seats");
+    const seats = await createProduct(portal.seller, "seats");
+    const bought = await buySeats(portal.server, portal.seller, seats, 2, "portal-change-seats");
     const start = new Date(Date.now() - 12 * DAY);
     const period = { currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * DAY), startedAt: start };
-    await server.database.db.update(subscription).set(period).where(eq(subscription.id, bought.subscriptionId));
-    const session = await seller.sdk.customerSessions.create({ customerId: bought.customerId });
-    const page = await pages.open({ viewport: { width: 1280, height: 900 } });
-    await page.goto(session.customerPortalUrl);
+    await portal.server.database.db.update(subscription).set(period).where(eq(subscription.id, bought.subscriptionId));
+    const { page } = await portal.open(bought.customerId, { viewport: { width: 1280, height: 900 } });
     const subs = section(page, "Subscriptions");
     await subs.getByRole("button", { name: "Change seats" }).click();
     const form = page.getByRole("form", { name: /^Change the seats of / });
@@ -118,13 +94,13 @@ describe("changing the plan in the portal", () => {
     await preview.waitFor();
     const billed = preview.getByTestId("billed-now");
     const total = await text(billed.locator("dt", { hasText: /^Total$/ }).locator("xpath=following-sibling::dd[1]"));
-    expect((await seller.sdk.subscriptions.get({ id: bought.subscriptionId })).seats).toBe(2);
+    expect((await portal.seller.sdk.subscriptions.get({ id: bought.subscriptionId })).seats).toBe(2);
     expect(await seriousViolations(page)).toEqual([]);
 
     await preview.getByRole("button", { name: "Confirm change" }).click();
     await subs.getByRole("status").filter({ hasText: "Done: your subscription is now" }).waitFor();
-    expect((await seller.sdk.subscriptions.get({ id: bought.subscriptionId })).seats).toBe(5);
-    const [change] = (await seller.sdk.orders.list({ subscriptionId: bought.subscriptionId, sorting: ["-created_at"], limit: 10 })).result.items;
+    expect((await portal.seller.sdk.subscriptions.get({ id: bought.subscriptionId })).seats).toBe(5);
+    const [change] = (await portal.seller.sdk.orders.list({ subscriptionId: bought.subscriptionId, sorting: ["-created_at"], limit: 10 })).result.items;
     expect(change?.billingReason).toBe("subscription_update");
     expect(total).toBe(usd(change?.totalAmount ?? -1));
   });

@@ -7,32 +7,16 @@
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closePages, launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
+import { seriousViolations } from "../helpers/browser.js";
 import { pay, uniqueBuyer } from "../helpers/checkout.js";
-import { createSeller, type Seller } from "../helpers/seller.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { usePortalPages } from "../helpers/portal-pages.js";
 
-let server: TestServer;
-let seller: Seller;
-let browser: Browser;
-const watch = new PageWatch(() => ({ browser, options: { baseURL: server.url, locale: "en-US", timezoneId: "UTC" }, timeout: 15_000 }));
+const portal = usePortalPages("portal-pools");
 const SHOTS = existsSync("/work/notes/shots-credits") ? "/work/notes/shots-credits" : os.tmpdir();
-
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchForPages();
-  seller = await createSeller(server, "portal-pools");
-}, 60_000);
-
-afterAll(async () => {
-  await closePages(browser);
-  await server?.close();
-});
-
-const raw = (method: string, p: string, body?: unknown) => rawRequest(server.url, seller.token, method, p, body);
+const raw = portal.api;
 
 interface Pool {
   subscription_id: string;
@@ -57,9 +41,9 @@ async function pooledPlan(name: string, meterId: string, units: number): Promise
 
 /** Buys the product (for the customer when given); its subscription's id and the customer's. */
 async function subscribe(productId: string, customerId?: string): Promise<{ subscriptionId: string; customerId: string }> {
-  const checkout = await seller.sdk.checkouts.create({ products: [productId], ...(customerId ? { customerId } : {}) });
-  const confirmed = await pay(server, checkout, customerId ? {} : { customerEmail: uniqueBuyer("portal-pools") });
-  const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+  const checkout = await portal.seller.sdk.checkouts.create({ products: [productId], ...(customerId ? { customerId } : {}) });
+  const confirmed = await pay(portal.server, checkout, customerId ? {} : { customerEmail: uniqueBuyer("portal-pools") });
+  const [order] = (await portal.seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
   if (!order?.subscriptionId || !confirmed.customerId) throw new Error("no subscription");
   return { subscriptionId: order.subscriptionId, customerId: confirmed.customerId };
 }
@@ -92,13 +76,13 @@ async function shown(page: Page, product: string, meter: string) {
 
 describe("credit pools per subscription in the portal", () => {
   it("shows each subscription's own pool beside the other's, as the API counts them", async () => {
-    const meter = await seller.sdk.meters.create({
+    const meter = await portal.seller.sdk.meters.create({
       name: "Pooled tokens",
       filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "Pooled tokens" }] },
       aggregation: { func: "count" },
     });
-    await seller.sdk.organizations.update({
-      id: seller.organizationId,
+    await portal.seller.sdk.organizations.update({
+      id: portal.seller.organizationId,
       organizationUpdate: {
         subscriptionSettings: { allowMultipleSubscriptions: true, allowCustomerUpdates: true, prorationBehavior: "invoice", benefitRevocationGracePeriod: 0, preventTrialAbuse: false },
       },
@@ -117,15 +101,13 @@ describe("credit pools per subscription in the portal", () => {
     expect(poolOf(alpha.subscriptionId)).toEqual({ subscription_id: alpha.subscriptionId, consumed_units: 15, credited_units: 10, balance: -5 });
     expect(poolOf(beta.subscriptionId)).toEqual({ subscription_id: beta.subscriptionId, consumed_units: 7, credited_units: 25, balance: 18 });
 
-    // the customer's own API answers the same pools
-    const session = await seller.sdk.customerSessions.create({ customerId });
-    const own = await rawRequest(server.url, session.token, "GET", `/v1/customer-portal/meters/?meter_id=${meter.id}`);
+    // the customer's own API answers the same pools (the customer signed in to the portal)
+    const { page, session } = await portal.open(customerId);
+    const own = await rawRequest(portal.server.url, session.token, "GET", `/v1/customer-portal/meters/?meter_id=${meter.id}`);
     expect(own.status, JSON.stringify(own.body)).toBe(200);
     const ownPools = (own.body.items as Array<{ pools?: Pool[] }>)[0]?.pools ?? [];
     expect([...ownPools].sort((a, b) => a.subscription_id.localeCompare(b.subscription_id))).toEqual([...pools].sort((a, b) => a.subscription_id.localeCompare(b.subscription_id)));
 
-    const page = await watch.open();
-    await page.goto(session.customerPortalUrl);
     await page.getByRole("table", { name: "Usage of Team Beta this period" }).waitFor();
     for (const [product, sub] of [["Team Alpha", alpha], ["Team Beta", beta]] as const) {
       const pool = poolOf(sub.subscriptionId);
@@ -145,6 +127,5 @@ describe("credit pools per subscription in the portal", () => {
 
     await page.screenshot({ path: path.join(SHOTS, "pools-en.png"), fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
-    expect(await watch.done()).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-// An invoice with terms paid through the Stripe stand-in (never shipped): a card subscription whose renewal is issued
+// A card subscription bought through the Stripe stand-in's checkout (never shipped), the card saved for off-session
+// charges (the off-session renewal tests start with one), and an invoice with terms made of it: its renewal issued
 // as an invoice due in 10 days, the way the bank-transfer tests start.
 import { expect } from "vitest";
 import { rawRequest } from "./api.js";
@@ -6,9 +7,9 @@ import { createProduct, publicRequest, uniqueBuyer } from "./checkout.js";
 import type { Seller } from "./seller.js";
 import { confirmationToken, STRIPE_CARDS, until, type StripeSandbox } from "./stripe-sandbox.js";
 
-/** The subscription, its renewal's unpaid order and the order's pay-link token. */
-export async function invoiceWithTerms(s: StripeSandbox, seller: Seller, tag: string) {
-  const product = await createProduct(seller, "monthly");
+/** A French buyer's subscription to a new product of `kind`, paid with a Visa card saved for off-session charges. */
+export async function subscribeWithCard(s: StripeSandbox, seller: Seller, kind: "monthly" | "trial", tag: string) {
+  const product = await createProduct(seller, kind);
   const checkout = await s.sdk.checkouts.create({ products: [product.id] });
   const confirmed = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
     customer_email: uniqueBuyer(tag),
@@ -18,6 +19,12 @@ export async function invoiceWithTerms(s: StripeSandbox, seller: Seller, tag: st
   });
   expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
   const sub = await until(async () => (await s.sdk.subscriptions.list({ productId: product.id })).result.items[0], "the subscription");
+  return { product, sub, customerId: (confirmed.body as { customer_id: string }).customer_id };
+}
+
+/** The subscription, its renewal's unpaid order and the order's pay-link token. */
+export async function invoiceWithTerms(s: StripeSandbox, seller: Seller, tag: string) {
+  const { sub } = await subscribeWithCard(s, seller, "monthly", tag);
   const terms = await rawRequest(s.server.url, s.key, "PATCH", `/v1/subscriptions/${sub.id}/terms`, { collection_method: "send_invoice", days_until_due: 10 });
   expect(terms.status, JSON.stringify(terms.body)).toBe(200);
   const renewed = await rawRequest(s.server.url, s.key, "POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });

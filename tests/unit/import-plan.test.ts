@@ -168,9 +168,31 @@ describe("the import's plan", () => {
     expect(planned("sub_api_storage")).toMatchObject({ productKey: "prod_3/month/1", addOns: [{ productKey: "prod_2/month/1", quantity: 2 }] });
     expect(planned("sub_team_storage")).toMatchObject({ productKey: "prod_5/month/1", addOns: [{ productKey: "prod_2/month/1", quantity: 1 }] });
     // a product is a main product or an add-on, not both
-    expect(reason("sub_reverse")).toMatch(/^blocked: Its main product is an add-on of another subscription's/);
-    expect(reason("sub_api_team")).toMatch(/^blocked: One of its products is another subscription's main product/);
+    // each names the product as the seller knows it, never till's key of it (prod_…/month/1)
+    expect(reason("sub_reverse")).toMatch(/^blocked: Its main product "Storage" is an add-on of another subscription's/);
+    expect(reason("sub_api_team")).toMatch(/^blocked: Its product "Team" is another subscription's main product/);
     expect(reason("sub_tip")).toMatch(/^blocked: Its price price_c cannot be an add-on/);
+  });
+
+  it("labels prices and subscriptions with the names the seller knows (the plan a subscription bills), never till's keys", () => {
+    const products = [
+      product([price("price_m", { nickname: "Launch offer" }), price("price_q", { intervalCount: 3 }), price("price_y", { interval: "year" })]),
+      product([price("price_s", { productId: "prod_2" }), price("price_once", { productId: "prod_2", type: "one_time", interval: null })], { id: "prod_2", name: "Storage" }),
+    ];
+    const items = [{ id: "si_1", priceId: "price_y", quantity: 1 }, { id: "si_2", priceId: "price_s", quantity: 2 }];
+    const plan = planImport(snapshot({
+      products,
+      subscriptions: [subscription("sub_1", "price_y", { items }), subscription("sub_2", "price_gone", { customerId: "cus_gone" })],
+    }), none, NOW);
+    expect(itemOf(plan, "price", "price_m/usd")?.label).toBe("Launch offer");
+    expect(itemOf(plan, "price", "price_q/usd")?.label).toBe("Pro, every 3 months");
+    expect(itemOf(plan, "price", "price_y/usd")?.label).toBe("Pro, yearly");
+    expect(itemOf(plan, "price", "price_once/usd")?.label).toBe("Storage, one-time");
+    // the subscription's plan: till's names of the products it bills (a Stripe product split by interval says which)
+    expect(itemOf(plan, "subscription", "sub_1")).toMatchObject({ label: "cus_1@example.com's subscription to Pro (yearly) + Storage (monthly)", action: "create" });
+    // a price the snapshot does not hold names no plan; the customer's id stands for a customer it does not hold
+    expect(itemOf(plan, "subscription", "sub_2")?.label).toBe("cus_gone's subscription");
+    expect(plan.items.filter((i) => i.kind !== "product").map((i) => i.label).join("\n")).not.toMatch(/prod_|price_|\/month|\/usd/);
   });
 
   it("brings one Stripe customer per email over: the one with a subscription; the other says which", () => {

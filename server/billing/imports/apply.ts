@@ -240,7 +240,9 @@ function addOnRows(
   for (const a of links) {
     const price = products.get(a.productId)?.prices.find((p) => p.id === a.priceId);
     const billed = price ? addOnAmount(price, a.quantity) : { refusal: "Its price is gone." };
-    if ("refusal" in billed) return `Its add-on ${products.get(a.productId)?.name ?? a.productKey} cannot be billed: ${billed.refusal}`;
+    // named as the seller knows it; Stripe's product id (not till's key of it) if till's product is gone
+    const name = products.get(a.productId)?.name ?? a.productKey.split("/")[0];
+    if ("refusal" in billed) return `Its add-on ${name} cannot be billed: ${billed.refusal}`;
     rows.push({ id: randomUUID(), productId: a.productId, priceId: a.priceId, quantity: a.quantity, amount: billed.amount, createdAt: since.toISOString() });
   }
   return rows;

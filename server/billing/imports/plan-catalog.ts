@@ -48,7 +48,8 @@ export const recurrenceOf = (p: Pick<SourcePrice, "type" | "interval" | "interva
   p.type === "one_time" || !p.interval ? "one_time" : `${p.interval}/${p.intervalCount ?? 1}`;
 
 const ADVERBS: Record<string, string> = { day: "daily", week: "weekly", month: "monthly", year: "yearly" };
-function recurrenceLabel(recurrence: string): string {
+/** A recurrence as a seller reads it: `one-time`, `monthly`, `every 3 months` … */
+export function recurrenceLabel(recurrence: string): string {
   if (recurrence === "one_time") return "one-time";
   const [interval = "month", count = "1"] = recurrence.split("/");
   return count === "1" ? (ADVERBS[interval] ?? interval) : `every ${count} ${interval}s`;

@@ -3,7 +3,7 @@
 // dry run stores it, the import applies it (apply.ts).
 import type { SourceCustomer, SourceSnapshot, SourceSubscription } from "../../payments/billing-import.js";
 import type { ImportAction, ImportKind } from "../../../shared/stripe-import.js";
-import { catalogUse, digestOf, PENDING_METER, planDiscounts, productDigest, planMeter, planProduct, priceKey, recurrenceOf } from "./plan-catalog.js";
+import { catalogUse, digestOf, PENDING_METER, planDiscounts, productDigest, planMeter, planProduct, priceKey, recurrenceLabel, recurrenceOf } from "./plan-catalog.js";
 import type { PlannedDiscount, PlannedMeter, PlannedProduct } from "./plan-catalog.js";
 import { MAX_DAYS_UNTIL_DUE } from "../terms.js";
 import { MAX_ADD_ONS } from "../products/add-ons.js";
@@ -193,15 +193,28 @@ function mapItems(s: SourceSubscription, prices: Map<string, PriceUse>): MappedI
  * Why a subscription's products cannot be offered as till's add-ons, given the main products and add-ons of the
  * subscriptions planned before it (a till product that offers add-ons is no add-on itself), or null.
  */
-function addOnConflict(mapped: MappedItems, roles: { bases: Set<string>; addOns: Set<string> }, archived: Set<string>): string | null {
+function addOnConflict(mapped: MappedItems, roles: { bases: Set<string>; addOns: Set<string> }, archived: Set<string>, nameOf: (key: string) => string): string | null {
   if (mapped.addOns.length > 0 && roles.addOns.has(mapped.productKey)) {
-    return "Its main product is an add-on of another subscription's: a till product that offers add-ons is no add-on itself.";
+    return `Its main product ${nameOf(mapped.productKey)} is an add-on of another subscription's: a till product that offers add-ons is no add-on itself.`;
   }
   for (const a of mapped.addOns) {
-    if (roles.bases.has(a.productKey)) return "One of its products is another subscription's main product: a till product that offers add-ons is no add-on itself.";
-    if (archived.has(a.productKey)) return "One of its add-on products is archived at Stripe: till offers only products on sale as add-ons.";
+    const name = nameOf(a.productKey);
+    if (roles.bases.has(a.productKey)) return `Its product ${name} is another subscription's main product: a till product that offers add-ons is no add-on itself.`;
+    if (archived.has(a.productKey)) return `Its add-on product ${name} is archived at Stripe: till offers only products on sale as add-ons.`;
   }
   return null;
+}
+
+/**
+ * What a subscription bills, as the seller knows it: the names of the till products its items' prices make (the
+ * Stripe product's name for a price that makes none), e.g. "Team (monthly) + Storage".
+ */
+function planNameOf(s: SourceSubscription, prices: Map<string, PriceUse>, productName: Map<string, string>, stripeProductName: Map<string, string>): string | null {
+  const names = s.items.map((i) => {
+    const used = prices.get(priceKey(i.priceId, s.currency));
+    return (used && productName.get(used.productKey)) ?? stripeProductName.get(i.priceId);
+  });
+  return [...new Set(names.filter((n) => n !== undefined))].join(" + ") || null;
 }
 
 export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Date): Plan {
@@ -233,7 +246,7 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
       const link = existing.links.get(linkKey("price", price.key));
       const action: ImportAction = price.body ? (link ? "unchanged" : "create") : "blocked";
       const becomes = price.body ? `${String(price.body.amount_type)} price in ${price.currency.toUpperCase()}${price.slot === "archived" ? " (archived: kept for its subscriptions)" : ""}` : null;
-      const label = price.source.nickname ?? `${p.source.name} ${recurrenceOf(price.source).replace("/1", "")}`;
+      const label = price.source.nickname ?? `${p.source.name}, ${recurrenceLabel(recurrenceOf(price.source))}`;
       items.push({ kind: "price", sourceId: price.key, label, action, tillId: link?.tillId ?? null, becomes, reason: price.reason });
     }
   }
@@ -261,8 +274,13 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
   const roles = { bases: new Set<string>(), addOns: new Set<string>() };
   const archived = new Set(products.filter((p) => p.archived).map((p) => p.key));
   const customerOf = new Map(snapshot.customers.map((c) => [c.id, c]));
+  // products named as the seller knows them: till's name of the product a link key makes, never the key
+  const productName = new Map(products.map((p) => [p.key, p.name]));
+  const stripeProductName = new Map(snapshot.products.flatMap((p) => p.prices.map((x) => [x.id, p.name] as const)));
+  const nameOf = (key: string) => `"${productName.get(key) ?? key}"`;
   for (const s of snapshot.subscriptions) {
-    const label = `${customerOf.get(s.customerId)?.email ?? s.customerId}'s subscription`;
+    const plan = planNameOf(s, priceProduct, productName, stripeProductName);
+    const label = `${customerOf.get(s.customerId)?.email ?? s.customerId}'s subscription${plan ? ` to ${plan}` : ""}`;
     const done = existing.handovers.get(s.id);
     const push = (action: ImportAction, reason: string | null, becomes: string | null = null) =>
       items.push({ kind: "subscription", sourceId: s.id, label, action, tillId: done?.subscriptionId ?? null, becomes, reason });
@@ -276,7 +294,7 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
     }
     const refused = subscriptionRefusal(s, existing);
     const mapped = mapItems(s, priceProduct);
-    const conflict = typeof mapped === "string" ? mapped : addOnConflict(mapped, roles, archived);
+    const conflict = typeof mapped === "string" ? mapped : addOnConflict(mapped, roles, archived, nameOf);
     const problem = refused ?? (conflict ? { action: "blocked" as const, reason: conflict } : null)
       ?? (!customerOk.has(s.customerId) ? { action: "blocked" as const, reason: `Its customer ${s.customerId} cannot be imported.` } : null)
       ?? (s.couponIds.length > 1 ? { action: "blocked" as const, reason: "It has several coupons: a till subscription has one discount." } : null)
