@@ -2,12 +2,10 @@
 // billing/dunning/duplicate.ts): how much, for which order, and where the money went — a bank transfer's back to
 // the balance the customer's transfers are credited to with the seller's processor, anything else to the payment
 // method it came from.
-import { Button } from "@react-email/button";
 import { Heading } from "@react-email/heading";
-import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import { z } from "zod";
-import { Layout, button, heading, paragraph } from "./layout.js";
+import { Layout, PortalButton, heading, paragraph } from "./layout.js";
 import { productName, type MailContext } from "./data.js";
 
 export const DuplicateRefundedData = z.object({
@@ -38,11 +36,7 @@ export function DuplicateRefunded({ data: d, ctx }: { data: DuplicateRefundedDat
       <Heading style={heading}>{i18n.t("duplicate.heading")}</Heading>
       <Text style={paragraph}>{i18n.t("duplicate.body", values(d, ctx))}</Text>
       <Text style={paragraph}>{i18n.t("duplicate.where", values(d, ctx))}</Text>
-      <Section style={{ margin: "16px 0" }}>
-        <Button href={ctx.portalUrl} style={button}>
-          {i18n.t("order.button")}
-        </Button>
-      </Section>
+      <PortalButton ctx={ctx} label={i18n.t("order.button")} />
     </Layout>
   );
 }

@@ -2,6 +2,7 @@
 // who sent it and where the customer manages their purchases.
 import type { ReactNode } from "react";
 import { Body } from "@react-email/body";
+import { Button } from "@react-email/button";
 import { Container } from "@react-email/container";
 import { Head } from "@react-email/head";
 import { Hr } from "@react-email/hr";
@@ -60,3 +61,12 @@ export const button = {
   textDecoration: "none",
   display: "inline-block",
 };
+
+/** The button to the customer portal that most emails end with. */
+export const PortalButton = ({ ctx, label }: { ctx: MailContext; label: string }) => (
+  <Section style={{ margin: "16px 0" }}>
+    <Button href={ctx.portalUrl} style={button}>
+      {label}
+    </Button>
+  </Section>
+);

@@ -4,7 +4,7 @@ import { Button } from "@react-email/button";
 import { Heading } from "@react-email/heading";
 import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
-import { Layout, button, heading, linkTo, paragraph } from "./layout.js";
+import { Layout, PortalButton, button, heading, linkTo, paragraph } from "./layout.js";
 import { Receipt } from "./receipt.js";
 import { lineSpeaker } from "../../i18n/lines/index.js";
 import { walletCreditText } from "../../i18n/lines/text.js";
@@ -14,14 +14,6 @@ interface Props {
   order: OrderData;
   ctx: MailContext;
 }
-
-const PortalButton = ({ ctx, label }: { ctx: MailContext; label: string }) => (
-  <Section style={{ margin: "16px 0" }}>
-    <Button href={ctx.portalUrl} style={button}>
-      {label}
-    </Button>
-  </Section>
-);
 
 /**
  * Where the invoice PDF is: the customer portal, which lists each order's invoice with a download link (a signed

@@ -1,12 +1,10 @@
 // The buyer's notice of a refund the processor completed (customer_email_settings.order_refunded): how much came
 // back for which order, where it went (the card paid with, the wallet, or both), and, after a partial refund, how
 // much of the order has been refunded in all.
-import { Button } from "@react-email/button";
 import { Heading } from "@react-email/heading";
-import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import { z } from "zod";
-import { Layout, button, heading, paragraph } from "./layout.js";
+import { Layout, PortalButton, heading, paragraph } from "./layout.js";
 import { productName, type MailContext } from "./data.js";
 
 export const OrderRefundedData = z.object({
@@ -52,11 +50,7 @@ export function OrderRefunded({ data: d, ctx }: { data: OrderRefundedData; ctx: 
       <Text style={paragraph}>{i18n.t("refunded.body", values(d, ctx))}</Text>
       <Text style={paragraph}>{i18n.t("refunded.where", { where, card: m(toCard), wallet: m(toWallet) })}</Text>
       {refundedInAll < d.order.total_amount ? <Text style={paragraph}>{i18n.t("refunded.partial", { refunded: m(refundedInAll), total: m(d.order.total_amount) })}</Text> : null}
-      <Section style={{ margin: "16px 0" }}>
-        <Button href={ctx.portalUrl} style={button}>
-          {i18n.t("order.button")}
-        </Button>
-      </Section>
+      <PortalButton ctx={ctx} label={i18n.t("order.button")} />
     </Layout>
   );
 }

@@ -1,10 +1,8 @@
 // The emails about a subscription's terms or state: a plan change, a cancellation at the period end, its
 // undoing, and the end of access (revoked).
-import { Button } from "@react-email/button";
 import { Heading } from "@react-email/heading";
-import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
-import { Layout, button, heading, paragraph } from "./layout.js";
+import { Layout, PortalButton, heading, paragraph } from "./layout.js";
 import { every, productName, type MailContext, type SubscriptionData } from "./data.js";
 
 interface Props {
@@ -15,13 +13,7 @@ interface Props {
 const price = (s: SubscriptionData, ctx: MailContext) =>
   ctx.i18n.t("common.price", { amount: ctx.i18n.money(s.amount, s.currency), every: every(ctx.i18n, s.recurring_interval, s.recurring_interval_count) });
 
-const Manage = ({ ctx }: { ctx: MailContext }) => (
-  <Section style={{ margin: "16px 0" }}>
-    <Button href={ctx.portalUrl} style={button}>
-      {ctx.i18n.t("common.manageSubscription")}
-    </Button>
-  </Section>
-);
+const Manage = ({ ctx }: { ctx: MailContext }) => <PortalButton ctx={ctx} label={ctx.i18n.t("common.manageSubscription")} />;
 
 export function SubscriptionUpdated({ subscription: s, ctx }: Props) {
   const { i18n } = ctx;

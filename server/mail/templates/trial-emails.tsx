@@ -1,11 +1,9 @@
 // A trial without a card about to end (till's own): the customer learns when the trial ends, what it
 // will cost after, and that a payment method added in the portal keeps the subscription going.
-import { Button } from "@react-email/button";
 import { Heading } from "@react-email/heading";
-import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import { z } from "zod";
-import { Layout, button, heading, paragraph } from "./layout.js";
+import { Layout, PortalButton, heading, paragraph } from "./layout.js";
 import type { MailContext } from "./data.js";
 
 export const TrialEndingData = z.object({
@@ -25,11 +23,7 @@ export function TrialEnding({ t, ctx }: { t: TrialEndingData; ctx: MailContext }
     <Layout ctx={ctx} preview={trialEndingSubject(t, ctx)}>
       <Heading style={heading}>{i18n.t("trial.heading")}</Heading>
       <Text style={paragraph}>{i18n.t("trial.body", { product: t.product.name, date: i18n.date(t.trial_end), amount: i18n.money(t.amount, t.currency) })}</Text>
-      <Section style={{ margin: "16px 0" }}>
-        <Button href={ctx.portalUrl} style={button}>
-          {i18n.t("trial.button")}
-        </Button>
-      </Section>
+      <PortalButton ctx={ctx} label={i18n.t("trial.button")} />
     </Layout>
   );
 }
